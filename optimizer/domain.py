@@ -1,0 +1,243 @@
+"""Typed, validated inputs: what the reader produces and every later stage reads.
+
+Everything here is frozen. The reader (``optimizer.reader``) builds these from a
+workbook, ``optimizer.scenario_file`` from YAML, and ``optimizer.resolve``
+combines them into one :class:`Scenario` per scenario to solve. Later stages
+(estimate, model, solve, check, writers) see only these objects, never cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class OfferOption(StrEnum):
+    """How a GPU is had (``Prices.option``)."""
+
+    BUY = "buy"
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    RESERVED = "reserved"
+
+    @property
+    def is_rent(self) -> bool:
+        """On-demand, spot and reserved are all removed by ``allow_rent = FALSE``."""
+        return self is not OfferOption.BUY
+
+
+class Kind(StrEnum):
+    """What a workload does (``Workloads.kind``)."""
+
+    PRETRAINING = "pretraining"
+    FINE_TUNING = "fine_tuning"
+    LORA = "lora"
+    QLORA = "qlora"
+    BATCH_INFERENCE = "batch_inference"
+    REALTIME_INFERENCE = "realtime_inference"
+
+    @property
+    def is_training(self) -> bool:
+        """A job with a fixed amount of work, done once, on one GPU type."""
+        return self in (Kind.PRETRAINING, Kind.FINE_TUNING, Kind.LORA, Kind.QLORA)
+
+    @property
+    def is_inference(self) -> bool:
+        return not self.is_training
+
+
+class Precision(StrEnum):
+    """Precision of a workload's weights (``Workloads.precision``)."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+
+class CostCategory(StrEnum):
+    """The cost categories of a plan, in the order results show them."""
+
+    PURCHASE = "purchase"
+    ENERGY = "energy"
+    MAINTENANCE = "maintenance"
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    RESERVED = "reserved"
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One row of sheet ``GPUs``."""
+
+    name: str
+    vram_gb: float
+    fp16_tflops: float
+    memory_bandwidth_gbs: float | None = None
+    tdp_w: float | None = None
+    nvlink: bool = False
+    max_per_node: int = 8
+    mfu_training: float | None = None  # None: the scenario's Assumptions value
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One row of sheet ``Prices`` (after any scenario price override).
+
+    ``offer_id`` is unique within a scenario and stable across runs of the same
+    workbook: ``"<gpu>|<option>|<n>"`` with ``n`` counting that GPU's offers of
+    that option from 1 in sheet order. ``row`` is the sheet row (0 for an offer
+    that did not come from a sheet).
+    """
+
+    offer_id: str
+    gpu: str
+    option: OfferOption
+    price: float  # USD per GPU for buy; USD per GPU-hour otherwise
+    term_months: int | None = None  # reserved only (required there)
+    max_units: int | None = None  # None: no cap (accounting rule 7)
+    available_from: int = 1
+    provider: str | None = None
+    source: str | None = None
+    row: int = 0
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One row of sheet ``Workloads`` (or an ``add_workloads`` entry)."""
+
+    name: str
+    kind: Kind
+    params_b: float | None = None
+    precision: Precision = Precision.BF16
+    tokens: float | None = None  # training: whole job; batch_inference: per month
+    tokens_per_second: float | None = None  # realtime: sustained demand
+    latency_ms: float | None = None  # realtime: most ms per generated token
+    context_tokens: int = 4096
+    start_month: int = 1
+    end_month: int | None = None  # None: the scenario's horizon
+    interruptible: bool = False
+    vram_gb: float | None = None  # replaces the memory estimate
+
+    def window(self, horizon_months: int) -> range:
+        """Months (1-based, inclusive) in which this workload's work happens."""
+        end = self.end_month if self.end_month is not None else horizon_months
+        return range(self.start_month, end + 1)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One row of sheet ``Throughput``: measured figures that replace estimates."""
+
+    workload: str
+    gpu: str
+    gpus_per_replica: int | None = None
+    gpu_hours: float | None = None  # training: whole job; batch: per month
+    tokens_per_second_per_replica: float | None = None  # realtime
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """Every key of sheet ``Assumptions``, with the contract's defaults.
+
+    Fractions are stored as Excel stores a percent cell (0.05 is 5 %).
+    ``optimizer.schema.ASSUMPTIONS`` declares the same keys with units and
+    sources; a test keeps the two in step.
+    """
+
+    hours_per_month: float = 730.0
+    electricity_per_kwh: float = 0.10
+    pue: float = 1.3
+    idle_power_fraction: float = 0.10
+    maintenance_per_year: float = 0.05
+    depreciation_months: float = 36.0
+    credit_residual_value: bool = True
+    discount_rate: float = 0.0
+    max_utilization: float = 0.95
+    usable_vram_fraction: float = 0.90
+    mfu_training: float = 0.40
+    mfu_inference: float = 0.50
+    goodput: float = 0.90
+    bandwidth_efficiency: float = 0.70
+    nvlink_scaling_per_doubling: float = 0.95
+    pcie_scaling_per_doubling: float = 0.70
+    spot_efficiency: float = 0.85
+    bytes_per_param_fp32: float = 4.0
+    bytes_per_param_bf16: float = 2.0
+    bytes_per_param_fp16: float = 2.0
+    bytes_per_param_fp8: float = 1.0
+    bytes_per_param_int8: float = 1.0
+    bytes_per_param_int4: float = 0.5
+    training_state_bytes_per_param: float = 16.0
+    inference_overhead: float = 0.20
+    kv_kib_per_token_8b: float = 128.0
+
+    def bytes_per_param(self, precision: Precision) -> float:
+        value: float = getattr(self, f"bytes_per_param_{precision.value}")
+        return value
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything one solve needs, after every override has been applied.
+
+    ``gpus`` and ``offers`` are already filtered: excluded GPU types are gone,
+    buy offers are gone when ``allow_buy`` is false, and on-demand, spot and
+    reserved offers are gone when ``allow_rent`` is false. ``workloads`` are
+    the ones this scenario plans. ``assumption_sources`` says, for every
+    assumption key, where its value came from (``"default: <source>"``,
+    ``"Assumptions sheet: <source>"``, ``"Scenarios sheet"``,
+    ``"<file>.yaml"``).
+    """
+
+    name: str
+    horizon_months: int = 36
+    budget_total: float | None = None
+    budget_capex: float | None = None
+    budget_monthly: float | None = None
+    power_cap_kw: float | None = None
+    allow_buy: bool = True
+    allow_rent: bool = True
+    gpus: tuple[Gpu, ...] = ()
+    offers: tuple[Offer, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    measurements: tuple[Measurement, ...] = ()
+    assumptions: Assumptions = field(default_factory=Assumptions)
+    assumption_sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    excluded_gpus: tuple[str, ...] = ()
+    source_files: tuple[Path, ...] = ()
+
+    def gpu(self, name: str) -> Gpu:
+        for gpu in self.gpus:
+            if gpu.name == name:
+                return gpu
+        raise KeyError(name)
+
+    def offers_of(self, gpu: str, option: OfferOption | None = None) -> tuple[Offer, ...]:
+        return tuple(
+            o for o in self.offers if o.gpu == gpu and (option is None or o.option is option)
+        )
+
+    def measurement(self, workload: str, gpu: str) -> Measurement | None:
+        for m in self.measurements:
+            if m.workload == workload and m.gpu == gpu:
+                return m
+        return None
+
+    @property
+    def months(self) -> range:
+        return range(1, self.horizon_months + 1)
+
+
+@dataclass(frozen=True)
+class LoadedInput:
+    """What ``optimizer.inputs.load_input`` returns: the scenarios to solve and their files."""
+
+    scenarios: tuple[Scenario, ...]
+    files: tuple[Path, ...]  # the workbook and any scenario files, as read
+    gpu_count: int = 0
+    offer_count: int = 0
+    workload_count: int = 0

@@ -1,0 +1,81 @@
+"""The exceptions gpumix raises.
+
+    GpumixError                 base of everything gpumix raises on purpose
+    ├── InputError              bad input or usage: nothing is solved (exit code 2)
+    └── SolveError              the solver could not run or returned nonsense (exit code 1)
+
+An ``InputError`` carries every :class:`Problem` found, so that a user fixes
+all of them in one pass instead of one per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, and where it is.
+
+    ``row`` is the spreadsheet row number as Excel shows it (the header is row
+    1) or the line number of a scenario file; ``cell`` is an A1 reference when
+    one applies.
+    """
+
+    file: str
+    message: str
+    sheet: str | None = None
+    row: int | None = None
+    column: str | None = None
+    cell: str | None = None
+    value: object = None
+    expected: str | None = None
+
+    def __str__(self) -> str:
+        where = [Path(self.file).name if self.file else "<input>"]
+        if self.sheet:
+            where.append(f"sheet {self.sheet}")
+        if self.cell:
+            where.append(f"cell {self.cell}")
+        elif self.row is not None:
+            where.append(f"row {self.row}" if self.sheet else f"line {self.row}")
+        if self.column:
+            where.append(f"column {self.column}")
+        text = ", ".join(where) + ": " + self.message
+        if self.value is not None and self.value != "":
+            text += f" (found {self.value!r})"
+        if self.expected:
+            text += f"; expected {self.expected}"
+        return text
+
+
+class GpumixError(Exception):
+    """Base of every error gpumix raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(GpumixError):
+    """The input (workbook, scenario file, command line) is wrong; nothing was solved."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+        if isinstance(problems, str):
+            problems = [Problem(file="", message=problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} in the input:"
+        return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+
+
+class SolveError(GpumixError):
+    """The solver failed to run, or returned a plan that cannot be trusted."""
+
+    exit_code = 1

@@ -1,0 +1,213 @@
+"""Typed results: what the estimator and the solver hand to checkers and writers.
+
+Writers and the command line read only these objects; none of them ever sees
+a PuLP object. All money is USD, never rounded here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from optimizer.domain import CostCategory, OfferOption, Scenario
+
+
+class SolveStatus(StrEnum):
+    """Status of one scenario's solve (``status`` in the JSON)."""
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    TIME_LIMIT = "time_limit"  # a plan exists; ``gap`` says how far from proven optimal
+    ERROR = "error"
+
+    @property
+    def has_plan(self) -> bool:
+        return self in (SolveStatus.OPTIMAL, SolveStatus.TIME_LIMIT)
+
+
+class EstimateSource(StrEnum):
+    MEASURED = "measured"
+    ESTIMATED = "estimated"
+
+
+@dataclass(frozen=True)
+class PairEstimate:
+    """What one workload needs on one GPU type (an ``options`` row of the JSON).
+
+    ``gpu_hours``: training kinds, GPU-hours of the whole job (all GPUs
+    counted); batch inference, GPU-hours per month; realtime, None.
+    ``tokens_per_second_per_replica`` and ``latency_ms`` (batch-1 decode
+    step, ms per token) are for realtime only. ``source`` is ``measured``
+    when a Throughput row gave the speed. When ``allowed`` is false,
+    ``reason`` says why in numbers.
+    """
+
+    workload: str
+    gpu: str
+    allowed: bool
+    reason: str
+    memory_gb: float | None
+    gpus_per_replica: int | None
+    gpu_hours: float | None
+    tokens_per_second_per_replica: float | None
+    latency_ms: float | None
+    source: EstimateSource
+
+
+@dataclass(frozen=True)
+class WorkHours:
+    """Paid GPU-hours of one workload on one GPU type in one month."""
+
+    hours: float = 0.0  # owned, reserved and on-demand hours (pooled per type)
+    spot_hours: float = 0.0  # paid spot hours; each yields spot_efficiency hours of work
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """A plan's decisions, in terms of the inputs only (not LP variables).
+
+    The independent checker (``optimizer.check``) recomputes every cost and
+    checks every constraint from these and the scenario. Keys use offer ids
+    (``Offer.offer_id``), GPU names, workload names and months 1..T.
+    """
+
+    purchases: dict[tuple[str, int], int] = field(default_factory=dict)  # (buy offer, month) -> GPUs
+    reservations: dict[tuple[str, int], int] = field(default_factory=dict)  # (reserved offer, start month) -> GPUs
+    rented_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (on_demand/spot offer, month) -> paid hours
+    owned_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (gpu, month) -> used owned hours
+    reserved_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (gpu, month) -> used reserved hours
+    work: dict[tuple[str, str, int], WorkHours] = field(default_factory=dict)  # (workload, gpu, month)
+    replicas: dict[tuple[str, str, int], int] = field(default_factory=dict)  # realtime (workload, gpu, month)
+    picks: dict[str, str] = field(default_factory=dict)  # training workload -> GPU type
+
+
+@dataclass(frozen=True)
+class CashFlowMonth:
+    """Undiscounted cash of one month, by category (USD)."""
+
+    month: int
+    amounts: dict[CostCategory, float]
+
+    @property
+    def total(self) -> float:
+        return sum(self.amounts.values())
+
+
+@dataclass(frozen=True)
+class FleetRow:
+    """One GPU type in one month (a ``fleet`` row of the JSON)."""
+
+    gpu: str
+    month: int
+    bought: int
+    owned: int
+    reserved: int  # reserved GPUs active that month
+    rented_hours: float  # paid on-demand hours
+    spot_hours: float  # paid spot hours
+    owned_utilization: float | None  # used owned hours / (H × owned); None when nothing is owned
+
+
+@dataclass(frozen=True)
+class AssignmentRow:
+    """Where one workload runs in one month (an ``assignments`` row of the JSON)."""
+
+    workload: str
+    gpu: str
+    month: int
+    gpus_per_replica: int
+    replicas: int | None  # realtime only
+    gpu_hours: float  # paid GPU-hours (spot included)
+    cost: float  # the workload's share of that type's cost that month, by GPU-hours
+    spot_hours: float = 0.0
+    tokens: float | None = None  # tokens processed that month, where known (for cost per million)
+
+
+@dataclass(frozen=True)
+class OfferUse:
+    """How much of one offer a plan uses, for the Options and Fleet sheets."""
+
+    offer_id: str
+    gpu: str
+    option: OfferOption
+    price: float
+    units: float  # buy: GPUs bought; reserved: GPU-months reserved; rent/spot: paid hours
+    cost: float  # undiscounted cash spent on this offer (purchase only for buy)
+
+
+@dataclass(frozen=True)
+class ShadowPrice:
+    """What one more unit of a binding budget or cap would save."""
+
+    constraint: str
+    month: int | None
+    saving_per_unit: float
+    unit: str
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    solver: str = "highs"  # "highs" or "cbc"
+    time_limit: float | None = None  # seconds; None = no limit
+    gap: float = 1e-6  # relative MIP gap at which a plan counts as optimal
+    threads: int | None = None
+    progress: bool = False  # print elapsed time, best plan and gap while solving
+
+
+@dataclass(frozen=True)
+class SolverInfo:
+    name: str
+    version: str
+    seconds: float
+    build_seconds: float = 0.0
+    variables: int = 0
+    constraints: int = 0
+    integers: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One scenario's result.
+
+    ``total_cost`` is the objective: every cost, discounted where
+    ``discount_rate`` > 0, minus the (discounted) residual credit.
+    ``cash_out`` is undiscounted cash over the horizon, purchases included,
+    before any credit; ``residual_credit`` is the undiscounted book value
+    credited. ``costs`` holds each category's discounted total;
+    ``cash_flow`` holds undiscounted cash per month. When ``status`` has no
+    plan, the money fields are None and ``diagnostics`` say why.
+    """
+
+    scenario: Scenario
+    status: SolveStatus
+    gap: float | None
+    total_cost: float | None
+    cash_out: float | None
+    residual_credit: float | None
+    costs: dict[CostCategory, float]
+    cash_flow: tuple[CashFlowMonth, ...]
+    fleet: tuple[FleetRow, ...]
+    assignments: tuple[AssignmentRow, ...]
+    options: tuple[PairEstimate, ...]
+    diagnostics: tuple[str, ...]
+    decisions: Decisions | None
+    solver: SolverInfo | None = None
+    offer_use: tuple[OfferUse, ...] = ()
+    shadow_prices: tuple[ShadowPrice, ...] = ()
+    residual_credit_discounted: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.scenario.name
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one ``gpumix solve`` produced: what the writers take."""
+
+    plans: tuple[Plan, ...]
+    input_files: tuple[Path, ...]
+    started_at: str  # ISO 8601, UTC
+    gpumix_version: str
+    settings: SolverSettings
+    baselines: dict[str, dict[str, Plan]] = field(default_factory=dict)  # scenario -> baseline name -> plan

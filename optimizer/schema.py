@@ -1,0 +1,240 @@
+"""The input workbook's columns, declared once.
+
+The reader's checks, the template workbook and ``docs/workbook.md`` are all
+made from these declarations, so they cannot drift apart. Names follow
+``../shared/spec/workbook.md`` (the public contract) exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from optimizer.domain import Assumptions, Kind, OfferOption, Precision
+
+
+class ColumnType(StrEnum):
+    TEXT = "text"
+    NUMBER = "number"
+    INTEGER = "integer"
+    BOOL = "TRUE/FALSE"
+    CHOICE = "choice"
+    NAME_LIST = "comma-separated names"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of an input sheet.
+
+    ``minimum`` is inclusive unless ``positive`` is set (then the value must be
+    strictly greater than ``minimum``, which is 0). ``default`` is what a blank
+    cell means; ``None`` means "not given" (no limit, or the field's rule).
+    """
+
+    name: str
+    type: ColumnType
+    description: str
+    unit: str | None = None
+    required: bool = False
+    default: object = None
+    default_text: str | None = None  # how the docs state the default when it is a rule
+    allowed: tuple[str, ...] = ()
+    minimum: float | None = None
+    positive: bool = False
+    fraction: bool = False  # stored as Excel stores a percent cell: 0.05 is 5 %
+    references: str | None = None  # "GPUs", "Workloads": the sheet whose names it must use
+
+    @property
+    def header(self) -> str:
+        """The header the template writes: name plus unit in parentheses."""
+        return f"{self.name} ({self.unit})" if self.unit else self.name
+
+    @property
+    def expected(self) -> str:
+        """What a valid value looks like, for error messages and docs."""
+        if self.type is ColumnType.CHOICE:
+            return "one of " + ", ".join(self.allowed)
+        if self.type is ColumnType.BOOL:
+            return "TRUE or FALSE"
+        if self.type is ColumnType.NAME_LIST:
+            return "names separated by commas"
+        if self.type is ColumnType.TEXT:
+            return "text"
+        kind = "a whole number" if self.type is ColumnType.INTEGER else "a number"
+        if self.positive:
+            kind += " > 0"
+        elif self.minimum is not None:
+            kind += f" ≥ {self.minimum:g}"
+        if self.unit:
+            kind += f" ({self.unit})"
+        return kind
+
+
+@dataclass(frozen=True)
+class Sheet:
+    name: str
+    description: str
+    columns: tuple[Column, ...]
+    optional_sheet: bool = False
+    closed: bool = False  # unknown columns are errors (only Scenarios)
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    @property
+    def required_columns(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.required)
+
+
+_KINDS = tuple(k.value for k in Kind)
+_PRECISIONS = tuple(p.value for p in Precision)
+_OPTIONS = tuple(o.value for o in OfferOption)
+
+GPUS = Sheet(
+    "GPUs",
+    "One row per GPU type.",
+    (
+        Column("gpu", ColumnType.TEXT, "Name used everywhere else (e.g. H100); unique.", required=True),
+        Column("vram_gb", ColumnType.NUMBER, "Memory per GPU.", unit="GB", required=True, minimum=0, positive=True),
+        Column("fp16_tflops", ColumnType.NUMBER, "Dense FP16/BF16 peak.", unit="TFLOPS", required=True, minimum=0, positive=True),
+        Column("memory_bandwidth_gbs", ColumnType.NUMBER, "Peak memory bandwidth; needed to estimate serving.", unit="GB/s", minimum=0, positive=True),
+        Column("tdp_w", ColumnType.NUMBER, "Board power; needed where the type can be bought.", unit="W", minimum=0, positive=True),
+        Column("nvlink", ColumnType.BOOL, "Fast GPU-to-GPU link inside a server.", default=False),
+        Column("max_per_node", ColumnType.INTEGER, "GPUs one server holds.", unit="GPUs", default=8, minimum=1),
+        Column("mfu_training", ColumnType.NUMBER, "This type's training MFU; blank = the Assumptions value.", unit="fraction", minimum=0, positive=True, fraction=True, default_text="Assumptions.mfu_training"),
+    ),
+)
+
+PRICES = Sheet(
+    "Prices",
+    "One row per offer. Several offers of one option for one GPU type (providers, terms) are separate choices.",
+    (
+        Column("gpu", ColumnType.TEXT, "A GPUs.gpu.", required=True, references="GPUs"),
+        Column("option", ColumnType.CHOICE, "How the GPU is had.", required=True, allowed=_OPTIONS),
+        Column("price", ColumnType.NUMBER, "USD per GPU for buy; USD per GPU-hour otherwise.", unit="USD", required=True, minimum=0),
+        Column("term_months", ColumnType.INTEGER, "Commitment length; reserved only, required there.", unit="months", minimum=1),
+        Column("max_units", ColumnType.INTEGER, "Cap: buy = GPUs over the horizon; reserved = active GPUs each month; on_demand/spot = GPUs' worth of hours each month.", unit="GPUs", minimum=0, default_text="no cap"),
+        Column("available_from", ColumnType.INTEGER, "First month it can be had.", unit="month", default=1, minimum=1),
+        Column("provider", ColumnType.TEXT, "Who sells it."),
+        Column("source", ColumnType.TEXT, "Where the price came from, and when; shown in results."),
+    ),
+)
+
+WORKLOADS = Sheet(
+    "Workloads",
+    "One row per workload.",
+    (
+        Column("workload", ColumnType.TEXT, "Name; unique.", required=True),
+        Column("kind", ColumnType.CHOICE, "What the workload does.", required=True, allowed=_KINDS),
+        Column("params_b", ColumnType.NUMBER, "Model size.", unit="billion parameters", minimum=0, positive=True),
+        Column("precision", ColumnType.CHOICE, "Precision of the weights.", default="bf16", allowed=_PRECISIONS),
+        Column("tokens", ColumnType.NUMBER, "Training kinds: tokens of the whole job; batch_inference: tokens per month.", unit="tokens", minimum=0, positive=True),
+        Column("tokens_per_second", ColumnType.NUMBER, "realtime_inference: sustained demand (generated tokens).", unit="tokens/s", minimum=0, positive=True),
+        Column("latency_ms", ColumnType.NUMBER, "realtime_inference: most ms per generated token.", unit="ms", minimum=0, positive=True, default_text="none"),
+        Column("context_tokens", ColumnType.INTEGER, "realtime_inference: tokens held in cache per sequence.", unit="tokens", default=4096, minimum=1),
+        Column("start_month", ColumnType.INTEGER, "First month of the window the work must happen in.", unit="month", default=1, minimum=1),
+        Column("end_month", ColumnType.INTEGER, "Last month of the window.", unit="month", minimum=1, default_text="the horizon"),
+        Column("interruptible", ColumnType.BOOL, "May run on spot capacity (never realtime).", default=False),
+        Column("vram_gb", ColumnType.NUMBER, "Replaces the memory estimate.", unit="GB", minimum=0, positive=True, default_text="none"),
+    ),
+)
+
+THROUGHPUT = Sheet(
+    "Throughput",
+    "Optional measured figures; a measured figure is final and replaces the estimate for that pair.",
+    (
+        Column("workload", ColumnType.TEXT, "A Workloads.workload.", required=True, references="Workloads"),
+        Column("gpu", ColumnType.TEXT, "A GPUs.gpu.", required=True, references="GPUs"),
+        Column("gpus_per_replica", ColumnType.INTEGER, "GPUs one replica (or the job's model copy) needs; blank = the memory estimate.", unit="GPUs", minimum=1),
+        Column("gpu_hours", ColumnType.NUMBER, "Training kinds: GPU-hours of the whole job, all GPUs counted; batch_inference: GPU-hours per month.", unit="GPU-hours", minimum=0, positive=True),
+        Column("tokens_per_second_per_replica", ColumnType.NUMBER, "realtime_inference: one replica's throughput at the workload's latency target.", unit="tokens/s", minimum=0, positive=True),
+    ),
+    optional_sheet=True,
+)
+
+SCENARIOS = Sheet(
+    "Scenarios",
+    "One row per scenario. Any Assumptions key may also be a column; it overrides that key for the scenario.",
+    (
+        Column("scenario", ColumnType.TEXT, "Name; unique.", required=True),
+        Column("horizon_months", ColumnType.INTEGER, "Planning horizon.", unit="months", default=36, minimum=1),
+        Column("budget_total", ColumnType.NUMBER, "All cash over the horizon, purchases included, undiscounted, before residual credit.", unit="USD", minimum=0, default_text="no limit"),
+        Column("budget_capex", ColumnType.NUMBER, "All purchases over the horizon.", unit="USD", minimum=0, default_text="no limit"),
+        Column("budget_monthly", ColumnType.NUMBER, "Operating spend (everything but purchases) in each month.", unit="USD", minimum=0, default_text="no limit"),
+        Column("power_cap_kw", ColumnType.NUMBER, "Owned GPUs' draw including PUE.", unit="kW", minimum=0, default_text="no limit"),
+        Column("allow_buy", ColumnType.BOOL, "Buying is allowed.", default=True),
+        Column("allow_rent", ColumnType.BOOL, "On-demand, spot and reserved are allowed.", default=True),
+        Column("workloads", ColumnType.NAME_LIST, "The workloads this scenario plans.", references="Workloads", default_text="all"),
+        Column("exclude_gpus", ColumnType.NAME_LIST, "GPU types left out.", references="GPUs", default_text="none"),
+    ),
+    optional_sheet=True,
+    closed=True,
+)
+
+
+@dataclass(frozen=True)
+class AssumptionKey:
+    key: str
+    default: float | bool
+    unit: str
+    source: str
+    fraction: bool = False
+    positive: bool = False  # must be > 0 (else ≥ 0)
+    at_most_one: bool = False  # a share that cannot exceed 100 %
+
+
+ASSUMPTIONS: tuple[AssumptionKey, ...] = (
+    AssumptionKey("hours_per_month", 730.0, "hours", "8,760 hours a year / 12", positive=True),
+    AssumptionKey("electricity_per_kwh", 0.10, "USD per kWh", "GPU buying guide: $0.10/kWh"),
+    AssumptionKey("pue", 1.3, "ratio", "cooling overhead; the guide's $0.02/h cooling on a 700 W card ≈ PUE 1.29", positive=True),
+    AssumptionKey("idle_power_fraction", 0.10, "fraction of TDP", "assumption: an idle owned GPU draws 10 % of TDP", fraction=True, at_most_one=True),
+    AssumptionKey("maintenance_per_year", 0.05, "fraction of purchase price per year", "assumption; vendor support runs 8–20 %", fraction=True),
+    AssumptionKey("depreciation_months", 36.0, "months", "the guide's 3-year view", positive=True),
+    AssumptionKey("credit_residual_value", True, "TRUE/FALSE", "credit straight-line book value at the horizon"),
+    AssumptionKey("discount_rate", 0.0, "fraction per year", "0 = undiscounted; 0.10 for a present-value view", fraction=True),
+    AssumptionKey("max_utilization", 0.95, "fraction of hours", "assumption: share of hours an owned GPU can work", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("usable_vram_fraction", 0.90, "fraction of VRAM", "vLLM's default gpu_memory_utilization", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("mfu_training", 0.40, "fraction of peak", "Llama 3 on H100: 38–43 % MFU", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("mfu_inference", 0.50, "fraction of peak", "compute-bound share of peak when serving (assumption)", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("goodput", 0.90, "fraction of time", "Llama 3: > 90 % effective training time", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("bandwidth_efficiency", 0.70, "fraction of peak bandwidth", "achieved memory-bandwidth utilisation (MBU) on HBM", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("nvlink_scaling_per_doubling", 0.95, "fraction per doubling", "NVLink: 2 GPUs 0.95, 4 ≈ 0.90, 8 ≈ 0.86", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("pcie_scaling_per_doubling", 0.70, "fraction per doubling", "PCIe without peer-to-peer: 2 GPUs 0.70, 4 ≈ 0.49, 8 ≈ 0.34", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("spot_efficiency", 0.85, "fraction of a paid hour", "useful share of a paid spot hour (checkpoint and restart losses)", fraction=True, positive=True, at_most_one=True),
+    AssumptionKey("bytes_per_param_fp32", 4.0, "bytes", "4 bytes per parameter", positive=True),
+    AssumptionKey("bytes_per_param_bf16", 2.0, "bytes", "2 bytes per parameter", positive=True),
+    AssumptionKey("bytes_per_param_fp16", 2.0, "bytes", "2 bytes per parameter", positive=True),
+    AssumptionKey("bytes_per_param_fp8", 1.0, "bytes", "1 byte per parameter", positive=True),
+    AssumptionKey("bytes_per_param_int8", 1.0, "bytes", "1 byte per parameter", positive=True),
+    AssumptionKey("bytes_per_param_int4", 0.5, "bytes", "0.5 bytes per parameter (GPTQ/AWQ ≈ 0.53, NF4 ≈ 0.52)", positive=True),
+    AssumptionKey("training_state_bytes_per_param", 16.0, "bytes", "mixed-precision Adam: weights, gradients, optimizer state (ZeRO paper)", positive=True),
+    AssumptionKey("inference_overhead", 0.20, "fraction of weights", "workspace and runtime on top of the weights, before KV cache", fraction=True),
+    AssumptionKey("kv_kib_per_token_8b", 128.0, "KiB per token", "KV cache of Llama-3-8B at bf16 ≈ 0.125 MiB per token", positive=True),
+)
+
+ASSUMPTION_KEYS: dict[str, AssumptionKey] = {a.key: a for a in ASSUMPTIONS}
+
+INPUT_SHEETS: tuple[Sheet, ...] = (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)
+ASSUMPTIONS_SHEET_NAME = "Assumptions"
+# Sheet names that a result sheet may never take.
+INPUT_SHEET_NAMES: frozenset[str] = frozenset(
+    [s.name for s in INPUT_SHEETS] + [ASSUMPTIONS_SHEET_NAME, "README"]
+)
+
+
+def default_assumptions() -> Assumptions:
+    return Assumptions()
+
+
+def _check_in_step() -> None:
+    # Fail at import if the declaration and the dataclass drift apart.
+    declared = {a.key: a.default for a in ASSUMPTIONS}
+    defaults = Assumptions().__dict__
+    if declared != defaults:
+        raise RuntimeError(f"schema.ASSUMPTIONS and domain.Assumptions differ: {declared} vs {defaults}")
+
+
+_check_in_step()
