@@ -11,17 +11,21 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from optimizer import __version__
-from optimizer.errors import GpumixError, InputError
+from optimizer.domain import Scenario
+from optimizer.errors import GpumixError, InputError, Problem
+from optimizer.results import Plan, RunResult, SolverSettings
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that raises InputError (exit 2, message on stderr) instead of exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"usage: {message} (see 'gpumix {self.prog.split()[-1]} --help')")
+        raise InputError(f"usage: {message} (see '{self.prog} --help')")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -30,15 +34,50 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     solve = sub.add_parser("solve", help="solve every scenario of a workbook or scenario file")
-    solve.add_argument("input", nargs="?", type=Path, help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example")
-    solve.add_argument("--scenario", action="append", default=[], metavar="NAME", help="solve only this scenario (repeatable)")
-    solve.add_argument("--output", type=Path, metavar="OUT.xlsx", help="result workbook (default: <input name>-results.xlsx here)")
-    solve.add_argument("--json", action="store_true", help="print one JSON object with every result on standard output")
+    solve.add_argument(
+        "input",
+        nargs="?",
+        type=Path,
+        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
+    )
+    solve.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="solve only this scenario (repeatable)",
+    )
+    solve.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help="result workbook (default: <input name>-results.xlsx here)",
+    )
+    solve.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object with every result on standard output",
+    )
     solve.add_argument("--quiet", action="store_true", help="print nothing but errors")
     solve.add_argument("--solver", choices=["highs", "cbc"], default="highs")
-    solve.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop each solve after this long and report the proven gap")
-    solve.add_argument("--gap", type=float, metavar="FRACTION", default=1e-6, help="relative MIP gap accepted as optimal (default 1e-6)")
-    solve.add_argument("--in-place", action="store_true", help="write the result sheets into the input workbook (nothing else is changed)")
+    solve.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="stop each solve after this long and report the proven gap",
+    )
+    solve.add_argument(
+        "--gap",
+        type=float,
+        metavar="FRACTION",
+        default=1e-6,
+        help="relative MIP gap accepted as optimal (default 1e-6)",
+    )
+    solve.add_argument(
+        "--in-place",
+        action="store_true",
+        help="write the result sheets into the input workbook (nothing else is changed)",
+    )
 
     compare = sub.add_parser("compare", help="solve scenarios and lay them side by side")
     compare.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
@@ -47,7 +86,9 @@ def _build_parser() -> argparse.ArgumentParser:
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx")
 
-    validate = sub.add_parser("validate", help="check inputs (every scenario, after overrides) and print every problem")
+    validate = sub.add_parser(
+        "validate", help="check inputs (every scenario, after overrides) and print every problem"
+    )
     validate.add_argument("input", nargs="?", type=Path)
 
     breakeven = sub.add_parser("breakeven", help="rent-versus-buy break-even per GPU type")
@@ -56,7 +97,9 @@ def _build_parser() -> argparse.ArgumentParser:
     breakeven.add_argument("--utilization", type=float, default=0.6, metavar="FRACTION")
     breakeven.add_argument("--output", type=Path, metavar="OUT.xlsx")
 
-    sweep = sub.add_parser("sweep", help="solve many variants of a scenario and show where the plan changes")
+    sweep = sub.add_parser(
+        "sweep", help="solve many variants of a scenario and show where the plan changes"
+    )
     sweep.add_argument("input", type=Path)
     sweep.add_argument("--vary", action="append", required=True, metavar="KEY=START:STOP:POINTS")
     sweep.add_argument("--scenario", metavar="NAME")
@@ -65,6 +108,162 @@ def _build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--scheduler", metavar="ADDRESS", help="run the variants on a Dask cluster")
     sweep.add_argument("--quiet", action="store_true")
     return parser
+
+
+def _solver_settings(
+    args: argparse.Namespace, *, progress: bool, threads: int | None = None
+) -> SolverSettings:
+    problems = []
+    time_limit = getattr(args, "time_limit", None)
+    gap = getattr(args, "gap", 1e-6)
+    if time_limit is not None and not time_limit > 0:
+        problems.append(
+            Problem(
+                file="",
+                message="usage: --time-limit must be a number of seconds > 0",
+                value=time_limit,
+            )
+        )
+    if not 0 <= gap < 1:
+        problems.append(
+            Problem(
+                file="",
+                message="usage: --gap must be a fraction from 0 to below 1 (0.01 is 1 %)",
+                value=gap,
+            )
+        )
+    if problems:
+        raise InputError(problems)
+    return SolverSettings(
+        solver=getattr(args, "solver", "highs"),
+        time_limit=time_limit,
+        gap=gap,
+        threads=threads,
+        progress=progress,
+    )
+
+
+def _default_output(input_path: Path | None, suffix: str) -> Path:
+    stem = input_path.stem if input_path is not None else "example"
+    return Path.cwd() / f"{stem}-{suffix}.xlsx"
+
+
+def _say(quiet: bool, text: str) -> None:
+    """Progress for people goes to stderr, so stdout stays clean for --json and pipes."""
+    if not quiet:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _solve_all(scenarios: Sequence[Scenario], settings: SolverSettings, quiet: bool) -> list[Plan]:
+    from optimizer.verify import solve_and_verify
+
+    plans = []
+    for scenario in scenarios:
+        _say(quiet, f"solving {scenario.name} ...")
+        plan = solve_and_verify(scenario, settings)
+        seconds = plan.solver.seconds if plan.solver else 0.0
+        money = f", total ${plan.total_cost:,.2f}" if plan.total_cost is not None else ""
+        _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
+        plans.append(plan)
+    return plans
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from optimizer.inputs import load_input
+
+    loaded = load_input(args.input, args.scenario)
+    quiet = args.quiet or args.json
+    if args.in_place and (args.input is None or args.input.suffix.lower() != ".xlsx"):
+        raise InputError(
+            "usage: --in-place needs an input workbook (.xlsx) given on the command line"
+        )
+    if args.in_place and args.output is not None:
+        raise InputError("usage: --in-place and --output exclude each other")
+    settings = _solver_settings(args, progress=not quiet)
+    plans = _solve_all(loaded.scenarios, settings, quiet)
+
+    from optimizer.baselines import solve_baselines
+    from optimizer.shadow import shadow_prices
+
+    quiet_settings = replace(settings, progress=False)
+    baselines = {}
+    for i, plan in enumerate(plans):
+        if plan.status.has_plan:
+            _say(quiet, f"  {plan.name}: baselines and shadow prices ...")
+            plans[i] = replace(
+                plan, shadow_prices=shadow_prices(plan.scenario, plan, quiet_settings)
+            )
+            baselines[plan.name] = solve_baselines(plan.scenario, quiet_settings)
+    run = RunResult(
+        plans=tuple(plans),
+        input_files=loaded.files,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        gpumix_version=__version__,
+        settings=settings,
+        baselines=baselines,
+    )
+    if args.in_place:
+        from optimizer.in_place import write_in_place
+
+        write_in_place(args.input, run)
+        written = args.input
+    else:
+        from optimizer.result_workbook import write_result_workbook
+
+        written = args.output or _default_output(args.input, "results")
+        write_result_workbook(written, run)
+    if args.json:
+        from optimizer.report_json import run_to_json
+
+        print(run_to_json(run))
+    elif not args.quiet:
+        for plan in plans:
+            print(_plan_line(plan))
+        print(f"wrote {written}")
+    return 0 if all(p.status.has_plan for p in plans) else 1
+
+
+def _plan_line(plan: Plan) -> str:
+    if plan.total_cost is None:
+        reasons = "; ".join(plan.diagnostics[:3])
+        return f"{plan.name}: {plan.status.value}" + (f" — {reasons}" if reasons else "")
+    line = f"{plan.name}: {plan.status.value}, total cost ${plan.total_cost:,.2f}"
+    if plan.cash_out is not None:
+        line += f" (cash out ${plan.cash_out:,.2f}"
+        if plan.residual_credit:
+            line += f", residual credit ${plan.residual_credit:,.2f}"
+        line += ")"
+    if plan.gap:
+        line += f", proven gap {plan.gap:.3%}"
+    return line
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from optimizer.compare import comparison_table, write_comparison
+    from optimizer.inputs import load_input
+
+    loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
+    settings = _solver_settings(args, progress=False)
+    plans: list[Plan] = []
+    for item in loaded:
+        plans.extend(_solve_all(item.scenarios, settings, quiet=False))
+    _check_unique_names(plans)
+    written = args.output or _default_output(args.inputs[0], "comparison")
+    write_comparison(written, plans)
+    print(comparison_table(plans))
+    print(f"wrote {written}")
+    return 0 if all(p.status.has_plan for p in plans) else 1
+
+
+def _check_unique_names(plans: Sequence[Plan]) -> None:
+    seen: set[str] = set()
+    for plan in plans:
+        if plan.name in seen:
+            raise InputError(
+                f"usage: two inputs both have a scenario named {plan.name!r}; "
+                "rename one so the comparison columns can be told apart"
+            )
+        seen.add(plan.name)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -87,9 +286,61 @@ def _cmd_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_scenario(path: Path | None, name: str | None) -> Scenario:
+    from optimizer.inputs import load_input
+
+    return load_input(path, [name] if name else []).scenarios[0]
+
+
+def _cmd_breakeven(args: argparse.Namespace) -> int:
+    from optimizer.breakeven import breakeven_rows, format_breakeven_table, write_breakeven_workbook
+
+    if not 0 < args.utilization <= 1:
+        raise InputError(
+            Problem(
+                file="",
+                message="usage: --utilization must be a fraction above 0 and at most 1 (0.6 is 60 %)",
+                value=args.utilization,
+            )
+        )
+    scenario = _one_scenario(args.input, args.scenario)
+    rows = breakeven_rows(scenario, args.utilization)
+    print(format_breakeven_table(rows))
+    if args.output:
+        write_breakeven_workbook(args.output, rows, scenario)
+        print(f"wrote {args.output}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from optimizer.sweep import describe_flips, parse_vary, run_sweep
+    from optimizer.sweep_workbook import write_sweep_workbook
+
+    specs = [parse_vary(text) for text in args.vary]
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(
+            Problem(file="", message="usage: --jobs must be a whole number ≥ 1", value=args.jobs)
+        )
+    base = _one_scenario(args.input, args.scenario)
+    settings = _solver_settings(args, progress=False, threads=1)
+    result = run_sweep(
+        base, specs, settings, jobs=args.jobs, scheduler=args.scheduler, progress=not args.quiet
+    )
+    for sentence in describe_flips(result):
+        print(sentence)
+    written = args.output or _default_output(args.input, "sweep")
+    write_sweep_workbook(written, result)
+    print(f"wrote {written}")
+    return 0
+
+
 _COMMANDS = {
+    "solve": _cmd_solve,
+    "compare": _cmd_compare,
     "validate": _cmd_validate,
     "template": _cmd_template,
+    "breakeven": _cmd_breakeven,
+    "sweep": _cmd_sweep,
 }
 
 

@@ -72,13 +72,27 @@ class Decisions:
     (``Offer.offer_id``), GPU names, workload names and months 1..T.
     """
 
-    purchases: dict[tuple[str, int], int] = field(default_factory=dict)  # (buy offer, month) -> GPUs
-    reservations: dict[tuple[str, int], int] = field(default_factory=dict)  # (reserved offer, start month) -> GPUs
-    rented_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (on_demand/spot offer, month) -> paid hours
-    owned_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (gpu, month) -> used owned hours
-    reserved_hours: dict[tuple[str, int], float] = field(default_factory=dict)  # (gpu, month) -> used reserved hours
-    work: dict[tuple[str, str, int], WorkHours] = field(default_factory=dict)  # (workload, gpu, month)
-    replicas: dict[tuple[str, str, int], int] = field(default_factory=dict)  # realtime (workload, gpu, month)
+    purchases: dict[tuple[str, int], int] = field(
+        default_factory=dict
+    )  # (buy offer, month) -> GPUs
+    reservations: dict[tuple[str, int], int] = field(
+        default_factory=dict
+    )  # (reserved offer, start month) -> GPUs
+    rented_hours: dict[tuple[str, int], float] = field(
+        default_factory=dict
+    )  # (on_demand/spot offer, month) -> paid hours
+    owned_hours: dict[tuple[str, int], float] = field(
+        default_factory=dict
+    )  # (gpu, month) -> used owned hours
+    reserved_hours: dict[tuple[str, int], float] = field(
+        default_factory=dict
+    )  # (gpu, month) -> used reserved hours
+    work: dict[tuple[str, str, int], WorkHours] = field(
+        default_factory=dict
+    )  # (workload, gpu, month)
+    replicas: dict[tuple[str, str, int], int] = field(
+        default_factory=dict
+    )  # realtime (workload, gpu, month)
     picks: dict[str, str] = field(default_factory=dict)  # training workload -> GPU type
 
 
@@ -210,4 +224,6 @@ class RunResult:
     started_at: str  # ISO 8601, UTC
     gpumix_version: str
     settings: SolverSettings
-    baselines: dict[str, dict[str, Plan]] = field(default_factory=dict)  # scenario -> baseline name -> plan
+    baselines: dict[str, dict[str, Plan]] = field(
+        default_factory=dict
+    )  # scenario -> baseline name -> plan

@@ -42,7 +42,9 @@ def gpu(name: str = "H100", **kw: Any) -> Gpu:
 
 def offer(gpu_name: str, option: str, price: float, n: int = 1, **kw: Any) -> Offer:
     opt = OfferOption(option)
-    return Offer(offer_id=f"{gpu_name}|{opt.value}|{n}", gpu=gpu_name, option=opt, price=price, **kw)
+    return Offer(
+        offer_id=f"{gpu_name}|{opt.value}|{n}", gpu=gpu_name, option=opt, price=price, **kw
+    )
 
 
 def workload(name: str, kind: str, **kw: Any) -> Workload:

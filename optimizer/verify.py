@@ -1,0 +1,39 @@
+"""Solve a scenario and refuse to report a plan the independent checker rejects.
+
+The checker (``optimizer.check``) recomputes every cost and constraint from the
+inputs and the plan's decisions, never from the LP. In production a plan it
+rejects is turned into an ``error`` result with the checker's findings, so a
+wrong number cannot reach a workbook even if the model had a bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.domain import Scenario
+from optimizer.results import Plan, SolverSettings, SolveStatus
+
+
+def solve_and_verify(scenario: Scenario, settings: SolverSettings) -> Plan:
+    from optimizer.check import check_plan
+    from optimizer.solve import solve_scenario
+
+    plan = solve_scenario(scenario, settings)
+    if not plan.status.has_plan:
+        return plan
+    report = check_plan(scenario, plan)
+    if not report.violations:
+        return plan
+    return replace(
+        plan,
+        status=SolveStatus.ERROR,
+        total_cost=None,
+        cash_out=None,
+        residual_credit=None,
+        diagnostics=(
+            *plan.diagnostics,
+            "internal check failed: the plan was not reported because the independent "
+            "checker found these problems (please report this as a bug):",
+            *report.violations,
+        ),
+    )
