@@ -1,0 +1,106 @@
+"""The ``--json`` output: one object holding every scenario's result.
+
+The shape is the public contract (``shared/spec/workbook.md``, ``--json``).
+Costs are not rounded. JSON has no NaN or infinity, so a non-finite number
+becomes ``null`` rather than text that a strict parser would reject.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from optimizer.domain import CostCategory
+from optimizer.results import AssignmentRow, FleetRow, PairEstimate, Plan, RunResult
+
+
+def _number(value: float | int | None) -> float | int | None:
+    """``value`` itself when it is a finite number, else None (JSON ``null``)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return value if math.isfinite(value) else None
+
+
+def _fleet_row(row: FleetRow) -> dict[str, object]:
+    return {
+        "gpu": row.gpu,
+        "month": row.month,
+        "bought": row.bought,
+        "owned": row.owned,
+        "reserved": row.reserved,
+        "rented_hours": _number(row.rented_hours),
+        "spot_hours": _number(row.spot_hours),
+        "owned_utilization": _number(row.owned_utilization),
+    }
+
+
+def _assignment_row(row: AssignmentRow) -> dict[str, object]:
+    return {
+        "workload": row.workload,
+        "gpu": row.gpu,
+        "month": row.month,
+        "gpus_per_replica": row.gpus_per_replica,
+        "replicas": row.replicas,
+        "gpu_hours": _number(row.gpu_hours),
+        "cost": _number(row.cost),
+    }
+
+
+def _option_row(row: PairEstimate) -> dict[str, object]:
+    return {
+        "workload": row.workload,
+        "gpu": row.gpu,
+        "allowed": row.allowed,
+        "reason": row.reason,
+        "memory_gb": _number(row.memory_gb),
+        "gpus_per_replica": row.gpus_per_replica,
+        "gpu_hours": _number(row.gpu_hours),
+        "tokens_per_second_per_replica": _number(row.tokens_per_second_per_replica),
+        "latency_ms": _number(row.latency_ms),
+        "source": row.source.value,
+    }
+
+
+def plan_to_dict(plan: Plan) -> dict[str, object]:
+    """One scenario's entry of ``{"scenarios": [...]}``, as the contract names it."""
+    has_plan = plan.status.has_plan
+    return {
+        "scenario": plan.name,
+        "status": plan.status.value,
+        "total_cost": _number(plan.total_cost),
+        "cash_out": _number(plan.cash_out),
+        "residual_credit": _number(plan.residual_credit),
+        "gap": _number(plan.gap),
+        # Every category is listed (0 when unused) so scripts need no key checks.
+        "costs": {c.value: _number(plan.costs.get(c, 0.0)) for c in CostCategory}
+        if has_plan
+        else {},
+        "cash_flow": [
+            {"month": m.month, **{c.value: _number(m.amounts.get(c, 0.0)) for c in CostCategory}}
+            for m in plan.cash_flow
+        ],
+        "fleet": [_fleet_row(r) for r in plan.fleet],
+        "assignments": [_assignment_row(r) for r in plan.assignments],
+        "options": [_option_row(r) for r in plan.options],
+        "diagnostics": list(plan.diagnostics),
+        "shadow_prices": [
+            {
+                "constraint": s.constraint,
+                "month": s.month,
+                "saving_per_unit": _number(s.saving_per_unit),
+                "unit": s.unit,
+            }
+            for s in plan.shadow_prices
+        ],
+    }
+
+
+def run_to_dict(run: RunResult) -> dict[str, object]:
+    return {"scenarios": [plan_to_dict(p) for p in run.plans]}
+
+
+def run_to_json(run: RunResult) -> str:
+    """The whole run as one JSON document; ``allow_nan=False`` proves no NaN slipped through."""
+    return json.dumps(run_to_dict(run), indent=2, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,78 @@
+"""Names of the result workbook's sheets.
+
+Excel refuses a sheet name longer than 31 characters, holding any of
+``[ ] : * ? / \\``, starting or ending with an apostrophe, or equal (ignoring
+case) to another sheet's name. Result sheets must also never take the name of
+an input sheet (``--in-place`` writes them into the input workbook) nor of
+the fixed ``Summary`` and ``Audit`` sheets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from optimizer.schema import INPUT_SHEET_NAMES
+
+MAX_SHEET_NAME = 31
+SUMMARY = "Summary"
+AUDIT = "Audit"
+COMPARISON = "Comparison"
+RESERVED_NAMES: frozenset[str] = frozenset({*INPUT_SHEET_NAMES, SUMMARY, AUDIT})
+
+_FORBIDDEN = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
+
+# The per-scenario sheets, in the order they are written.
+SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")
+
+
+def clean_sheet_text(text: str) -> str:
+    """``text`` with what Excel forbids in a sheet name replaced by spaces, trimmed."""
+    cleaned = _FORBIDDEN.sub(" ", text)
+    cleaned = re.sub(r"\s+", " ", cleaned).strip().strip("'").strip()
+    return cleaned
+
+
+class SheetNamer:
+    """Hands out sheet names that are valid and unique within one workbook.
+
+    ``taken`` are names already in use (compared ignoring case), e.g. the
+    fixed sheets or, when writing into an input workbook, its sheets.
+    """
+
+    def __init__(self, taken: Iterable[str] = RESERVED_NAMES) -> None:
+        self._taken: set[str] = {name.casefold() for name in taken}
+
+    def reserve(self, name: str) -> str:
+        """Mark a fixed name (``Summary``) as used and return it unchanged."""
+        self._taken.add(name.casefold())
+        return name
+
+    def scenario_sheet(self, scenario: str, kind: str) -> str:
+        """``"<scenario> <kind>"``, shortened in the scenario part so ``kind`` stays readable."""
+        base = clean_sheet_text(scenario) or "scenario"
+        suffix = f" {kind}"
+        return self._unique(base, suffix)
+
+    def name(self, wanted: str) -> str:
+        """A valid, unused name as close to ``wanted`` as possible."""
+        return self._unique(clean_sheet_text(wanted) or "Sheet", "")
+
+    def _unique(self, base: str, suffix: str) -> str:
+        for n in range(1, 10_000):
+            marker = "" if n == 1 else f" ({n})"
+            room = MAX_SHEET_NAME - len(suffix) - len(marker)
+            candidate = (base[:room].rstrip() + marker + suffix).strip()
+            if candidate.casefold() not in self._taken:
+                self._taken.add(candidate.casefold())
+                return candidate
+        raise RuntimeError(f"no free sheet name for {base!r}")  # unreachable in practice
+
+
+def scenario_sheet_names(scenarios: Iterable[str]) -> dict[str, dict[str, str]]:
+    """For each scenario name, its four sheets' names: ``{scenario: {kind: sheet}}``."""
+    namer = SheetNamer()
+    return {
+        scenario: {kind: namer.scenario_sheet(scenario, kind) for kind in SCENARIO_SHEET_KINDS}
+        for scenario in scenarios
+    }

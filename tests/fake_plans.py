@@ -1,0 +1,242 @@
+"""Plans built by hand, with numbers that agree with each other, for writer tests.
+
+The writers must not depend on the solver, so their tests start from these.
+Every amount is chosen with cents (and a third of a dollar in the residual
+credit) so that a writer that rounds, drops a category or mixes up months
+shows up in a comparison to the cent.
+
+The base plan: 3 months, 730 h a month. Two H100 are bought in month 1 at
+$25,000.00; one L40S is rented on demand; a realtime chat runs on the owned
+H100s and a LoRA job on the rented L40S.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from optimizer.domain import Assumptions, CostCategory, Scenario
+from optimizer.results import (
+    AssignmentRow,
+    CashFlowMonth,
+    Decisions,
+    EstimateSource,
+    FleetRow,
+    OfferUse,
+    PairEstimate,
+    Plan,
+    RunResult,
+    ShadowPrice,
+    SolverInfo,
+    SolverSettings,
+    SolveStatus,
+)
+from tests.builders import gpu, offer, scenario, workload
+
+C = CostCategory
+HOURS = 730.0
+BUY_PRICE = 25_000.00
+OD_PRICE = 1.55  # L40S on demand, USD per GPU-hour
+OD_HOURS = (100.5, 200.25, 0.0)
+ENERGY = (1_194.37, 1_199.11, 1_180.02)
+MAINTENANCE = (208.33, 208.33, 208.34)
+# Book value of 2 × $25,000 after 3 of 36 months: 50,000 × 33/36.
+RESIDUAL = 50_000.0 * 33.0 / 36.0
+
+
+def fake_scenario(
+    name: str = "base",
+    *,
+    chat: str = "chat-8b",
+    source: str = "vendor quote 2026-11",
+    provider: str = "Acme Cloud",
+) -> Scenario:
+    return scenario(
+        [gpu("H100"), gpu("L40S", vram_gb=48.0, fp16_tflops=362.0, nvlink=False, tdp_w=350.0)],
+        [
+            offer("H100", "buy", BUY_PRICE, source=source, provider=provider),
+            offer("H100", "on_demand", 3.15, source="guide 2025"),
+            offer("L40S", "on_demand", OD_PRICE, source="guide 2025", provider=provider),
+        ],
+        [
+            workload(chat, "realtime_inference", params_b=8.0, tokens_per_second=1_000.0),
+            workload("lora-7b", "lora", params_b=7.0, tokens=1e9),
+        ],
+        assumptions=Assumptions(maintenance_per_year=0.05),
+        name=name,
+        horizon_months=3,
+        assumption_sources={"electricity_per_kwh": "Assumptions sheet: utility bill 2026"},
+    )
+
+
+def _cash_flow() -> tuple[CashFlowMonth, ...]:
+    months = []
+    for i in range(3):
+        months.append(
+            CashFlowMonth(
+                month=i + 1,
+                amounts={
+                    C.PURCHASE: 2 * BUY_PRICE if i == 0 else 0.0,
+                    C.ENERGY: ENERGY[i],
+                    C.MAINTENANCE: MAINTENANCE[i],
+                    C.ON_DEMAND: round(OD_HOURS[i] * OD_PRICE, 10),
+                    C.SPOT: 0.0,
+                    C.RESERVED: 0.0,
+                },
+            )
+        )
+    return tuple(months)
+
+
+def fake_plan(
+    name: str = "base",
+    *,
+    chat: str = "chat-8b",
+    source: str = "vendor quote 2026-11",
+    provider: str = "Acme Cloud",
+    scale: float = 1.0,
+) -> Plan:
+    """A consistent optimal plan; ``scale`` multiplies rented hours (for a second scenario)."""
+    sc = fake_scenario(name, chat=chat, source=source, provider=provider)
+    od_hours = tuple(h * scale for h in OD_HOURS)
+    flow = _cash_flow()
+    if scale != 1.0:
+        flow = tuple(
+            CashFlowMonth(m.month, {**m.amounts, C.ON_DEMAND: od_hours[m.month - 1] * OD_PRICE})
+            for m in flow
+        )
+    costs = {c: sum(m.amounts[c] for m in flow) for c in C}
+    cash_out = sum(m.total for m in flow)
+    used = 2 * HOURS * 0.9
+    fleet = tuple(
+        [
+            FleetRow("H100", m, 2 if m == 1 else 0, 2, 0, 0.0, 0.0, used / (2 * HOURS))
+            for m in (1, 2, 3)
+        ]
+        + [FleetRow("L40S", m, 0, 0, 0, od_hours[m - 1], 0.0, None) for m in (1, 2, 3)]
+    )
+    owned_month = [flow[i].amounts[C.PURCHASE] + ENERGY[i] + MAINTENANCE[i] for i in range(3)]
+    assignments = tuple(
+        [
+            AssignmentRow(
+                chat, "H100", m, 1, 2, used, owned_month[m - 1], tokens=1_000.0 * 3600 * HOURS
+            )
+            for m in (1, 2, 3)
+        ]
+        + [
+            AssignmentRow(
+                "lora-7b", "L40S", m, 1, None, od_hours[m - 1], od_hours[m - 1] * OD_PRICE
+            )
+            for m in (1, 2, 3)
+            if od_hours[m - 1] > 0
+        ]
+    )
+    options = (
+        PairEstimate(
+            chat, "H100", True, "", 19.2, 1, None, 2_345.6789, 6.25, EstimateSource.ESTIMATED
+        ),
+        PairEstimate(
+            chat,
+            "L40S",
+            False,
+            "needs 19.2 GB per replica at 8 ms; latency 12.5 ms > 10 ms",
+            19.2,
+            1,
+            None,
+            900.5,
+            12.5,
+            EstimateSource.ESTIMATED,
+        ),
+        PairEstimate(
+            "lora-7b", "H100", True, "", 30.0, 1, 120.5, None, None, EstimateSource.MEASURED
+        ),
+        PairEstimate(
+            "lora-7b",
+            "L40S",
+            True,
+            "",
+            30.0,
+            1,
+            sum(od_hours),
+            None,
+            None,
+            EstimateSource.ESTIMATED,
+        ),
+    )
+    return Plan(
+        scenario=sc,
+        status=SolveStatus.OPTIMAL,
+        gap=0.0,
+        total_cost=cash_out - RESIDUAL,
+        cash_out=cash_out,
+        residual_credit=RESIDUAL,
+        costs=costs,
+        cash_flow=flow,
+        fleet=fleet,
+        assignments=assignments,
+        options=options,
+        diagnostics=("budget_monthly is not set: no monthly limit",),
+        decisions=Decisions(),
+        solver=SolverInfo(
+            name="HiGHS",
+            version="1.16.0",
+            seconds=0.42,
+            build_seconds=0.05,
+            variables=120,
+            constraints=80,
+            integers=12,
+        ),
+        offer_use=(
+            OfferUse("H100|buy|1", "H100", sc.offers[0].option, BUY_PRICE, 2, 2 * BUY_PRICE),
+            OfferUse(
+                "L40S|on_demand|1",
+                "L40S",
+                sc.offers[2].option,
+                OD_PRICE,
+                sum(od_hours),
+                sum(od_hours) * OD_PRICE,
+            ),
+        ),
+        shadow_prices=(ShadowPrice("budget_capex", None, 0.1234, "USD of capex"),),
+        residual_credit_discounted=RESIDUAL,
+    )
+
+
+def infeasible_plan(name: str = "tight") -> Plan:
+    return Plan(
+        scenario=fake_scenario(name),
+        status=SolveStatus.INFEASIBLE,
+        gap=None,
+        total_cost=None,
+        cash_out=None,
+        residual_credit=None,
+        costs={},
+        cash_flow=(),
+        fleet=(),
+        assignments=(),
+        options=(),
+        diagnostics=("budget_total 1,000 USD is below the cheapest plan",),
+        decisions=None,
+    )
+
+
+def baseline_plans(plan: Plan) -> dict[str, Plan]:
+    """Three baselines, each dearer than ``plan`` by a known amount (one has no plan)."""
+    assert plan.total_cost is not None
+    rent = replace(plan, total_cost=plan.total_cost + 12_345.67)
+    single = replace(plan, total_cost=plan.total_cost + 1_000.01)
+    buy = replace(infeasible_plan(plan.name))
+    return {"rent only": rent, "buy only": buy, "best single GPU type": single}
+
+
+def fake_run(*plans: Plan, with_baselines: bool = True) -> RunResult:
+    plans = plans or (fake_plan(),)
+    return RunResult(
+        plans=tuple(plans),
+        input_files=(),
+        started_at="2026-12-02T16:00:00Z",
+        gpumix_version="0.1.0",
+        settings=SolverSettings(),
+        baselines={p.name: baseline_plans(p) for p in plans if p.total_cost is not None}
+        if with_baselines
+        else {},
+    )
