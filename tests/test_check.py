@@ -8,6 +8,7 @@ checker alone.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -130,7 +131,7 @@ BATCH = [pair("batch", "H100", gpu_hours=1000.0)]
 KW_FACTOR = 0.7 * 1.3 * 0.10  # $ per owned hour at full power: 0.091
 
 
-def money_scenario(**kw: float) -> Scenario:
+def money_scenario(**kw: Any) -> Scenario:
     return scenario(
         [gpu("H100")],
         [
