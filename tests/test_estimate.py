@@ -25,9 +25,20 @@ from tests.builders import gpu, measured, scenario, workload
 
 A = Assumptions()
 H100 = gpu("H100")
-RTX4090 = gpu("RTX 4090", vram_gb=24.0, fp16_tflops=330.0, memory_bandwidth_gbs=1008.0, tdp_w=450.0, nvlink=False)
-L4 = gpu("L4", vram_gb=24.0, fp16_tflops=121.0, memory_bandwidth_gbs=300.0, tdp_w=72.0, nvlink=False)
-L40S = gpu("L40S", vram_gb=48.0, fp16_tflops=362.0, memory_bandwidth_gbs=864.0, tdp_w=350.0, nvlink=False)
+RTX4090 = gpu(
+    "RTX 4090",
+    vram_gb=24.0,
+    fp16_tflops=330.0,
+    memory_bandwidth_gbs=1008.0,
+    tdp_w=450.0,
+    nvlink=False,
+)
+L4 = gpu(
+    "L4", vram_gb=24.0, fp16_tflops=121.0, memory_bandwidth_gbs=300.0, tdp_w=72.0, nvlink=False
+)
+L40S = gpu(
+    "L40S", vram_gb=48.0, fp16_tflops=362.0, memory_bandwidth_gbs=864.0, tdp_w=350.0, nvlink=False
+)
 
 KV_8B = 128 * 1024  # bytes per token, kv_kib_per_token_8b
 KV_8B_SEQUENCE_GB = KV_8B * 4096 / 1e9  # 536,870,912 bytes = 0.536870912 GB
@@ -150,7 +161,9 @@ def test_batch_inference_gpu_hours_per_month() -> None:
 
 def test_batch_one_decode_step_of_8b_on_h100() -> None:
     # context 1: (16e9 + 131,072) bytes / (3,350e9 × 0.7 = 2,345e9 B/s) = 6.823 ms
-    short = workload("chat", "realtime_inference", params_b=8, tokens_per_second=100, context_tokens=1)
+    short = workload(
+        "chat", "realtime_inference", params_b=8, tokens_per_second=100, context_tokens=1
+    )
     assert _one(short, H100).latency_ms == pytest.approx(6.823, abs=1e-3)
     # context 4,096: (16e9 + 536,870,912) / 2,345e9 = 7.0520 ms
     full = workload("chat", "realtime_inference", params_b=8, tokens_per_second=100)
@@ -258,7 +271,11 @@ def test_measured_realtime_throughput_skips_the_latency_check() -> None:
 
 def test_measured_inference_replica_must_fit_one_server() -> None:
     chat = workload("chat", "realtime_inference", params_b=8, tokens_per_second=100)
-    est = _one(chat, H100, [measured("chat", "H100", gpus_per_replica=16, tokens_per_second_per_replica=9e3)])
+    est = _one(
+        chat,
+        H100,
+        [measured("chat", "H100", gpus_per_replica=16, tokens_per_second_per_replica=9e3)],
+    )
     assert not est.allowed
     assert "needs 16 GPUs" in est.reason and "8 × H100" in est.reason
 
