@@ -215,6 +215,12 @@ _MONTHS = "0.0"
 _PER_TFLOP = "0.0000"
 
 
+def _print_setup(ws: Worksheet) -> None:
+    # Finance prints these: landscape, every column on one page width.
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)
+
+
 def write_breakeven_workbook(path: Path, rows: Sequence[BreakevenRow], scenario: Scenario) -> None:
     """A ``Break-even`` table, and per GPU type with both offers a sheet of
     cumulative rent and buy cost by month with a line chart. Every number is a
@@ -230,6 +236,7 @@ def write_breakeven_workbook(path: Path, rows: Sequence[BreakevenRow], scenario:
 def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario: Scenario) -> None:
     bold = workbook.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
     text = workbook.add_format({})
+    label = workbook.add_format({"bold": True})
     quoted = workbook.add_format({"quote_prefix": True})
     formats = {
         spec: workbook.add_format({"num_format": spec})
@@ -265,8 +272,9 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
     for c, (title, _) in enumerate(number_columns, start=1):
         table.write_string(0, c, title, bold)
         table.set_column(c, c, 14)
-    table.set_row(0, 48)
+    table.set_row(0, 64)
     table.freeze_panes(1, 1)
+    _print_setup(table)
     for r, row in enumerate(rows, start=1):
         user_text(table, r, 0, row.gpu)
         values = (
@@ -282,17 +290,18 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
         for c, (value, (_, spec)) in enumerate(zip(values, number_columns, strict=True), start=1):
             number(table, r, c, value, spec)
     note_row = len(rows) + 2
-    table.write_string(note_row, 0, "scenario", bold)
+    table.write_string(note_row, 0, "scenario", label)
     user_text(table, note_row, 1, scenario.name)
-    table.write_string(
-        note_row + 1,
-        0,
-        f"Break-even hours = buy price / rent per hour (running costs left out). Months = hours /"
-        f" {a.hours_per_month:g} hours a month (and / {pct} at that use). Owned cost = (price +"
-        f" energy at {a.electricity_per_kwh:g} USD/kWh × PUE {a.pue:g} + maintenance"
-        f" {a.maintenance_per_year:.0%} of the price a year) / ({a.depreciation_months:g} ×"
-        f" {a.hours_per_month:g} hours). docs/methodology.md states every formula.",
+    notes = (
+        "Break-even hours = buy price / rent per hour (running costs left out).",
+        f"Months = break-even hours / {a.hours_per_month:g} hours a month (and / {pct} at that use).",
+        f"Owned cost = (price + energy at {a.electricity_per_kwh:g} USD/kWh × PUE {a.pue:g}"
+        f" + maintenance {a.maintenance_per_year:.0%} of the price a year)",
+        f"    / ({a.depreciation_months:g} months × {a.hours_per_month:g} hours), every hour worked.",
+        "docs/methodology.md states every formula.",
     )
+    for offset, note in enumerate(notes, start=1):
+        table.write_string(note_row + offset, 0, note)
 
     for row in rows:
         series = cumulative_costs(row, scenario)
@@ -303,6 +312,7 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
         ws.write_string(0, 1, f"rent, cumulative at {pct} use (USD)", bold)
         ws.write_string(0, 2, "buy, cumulative: price + energy + maintenance (USD)", bold)
         ws.set_row(0, 48)
+        _print_setup(ws)
         ws.set_column(0, 0, 8)
         ws.set_column(1, 2, 18)
         for r, (month, rent, buy) in enumerate(series, start=1):
@@ -324,5 +334,5 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
         chart.set_y_axis({"name": "USD", "num_format": _USD_WHOLE})
         chart.set_legend({"position": "bottom"})
         ws.insert_chart(1, 4, chart, {"x_scale": 1.5, "y_scale": 1.5})
-        ws.write_string(0, 4, "GPU type:", bold)
+        ws.write_string(0, 4, "GPU type:", label)
         user_text(ws, 0, 5, row.gpu)
