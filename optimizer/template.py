@@ -1,0 +1,492 @@
+"""The input workbook: an empty template, or one filled with given rows.
+
+Everything comes from ``optimizer.schema``: headers (name plus unit), cell
+comments, drop-down lists, number formats and the README sheet. The bundled
+example is this same workbook filled with ``optimizer.example_data``.
+
+What the workbook never holds, on purpose: formulas in cells. A reader that
+uses cached values (openpyxl ``data_only``, calamine) then sees every value
+even in a file that no spreadsheet program ever recalculated. User text is
+always written as a string, so text starting with ``=`` cannot run as a
+formula in finance's copy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+from xlsxwriter.utility import xl_col_to_name
+from xlsxwriter.workbook import Format, Workbook
+from xlsxwriter.worksheet import Worksheet
+
+from optimizer import schema
+from optimizer.docs_reference import (
+    allowed_text,
+    assumption_default_text,
+    column_note,
+    default_text,
+    type_text,
+)
+from optimizer.schema import AssumptionKey, Column, ColumnType, Sheet
+
+Rows = Mapping[str, Sequence[Mapping[str, object]]]
+CellValue = bool | int | float | str | None
+
+README = "README"
+SHEET_ORDER: tuple[str, ...] = (
+    README,
+    *(s.name for s in schema.INPUT_SHEETS),
+    schema.ASSUMPTIONS_SHEET_NAME,
+)
+# Empty rows below the data that carry the input style and the drop-down lists.
+INPUT_ROWS = 100
+# How far down a name list (GPUs.gpu, Workloads.workload) is looked up.
+NAME_LIST_ROWS = 1000
+ASSUMPTION_COLUMNS: tuple[str, ...] = ("key", "value", "unit", "source")
+
+# The usual finance convention: inputs in blue on light yellow.
+_INPUT_STYLE = {"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"}
+_HEADER_STYLE = {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top"}
+_USD = '"$"#,##0.00'
+_PERCENT = "0.0%"
+_WHOLE = "#,##0"
+_TEXT = "@"
+# How LibreOffice shows a boolean as TRUE/FALSE (Excel does so whatever the format).
+_BOOLEAN = '"TRUE";"TRUE";"FALSE"'
+_EXCEL_TEXT_LIMIT = 32_767
+_MESSAGE_LIMIT = 255  # Excel's limit for a validation's input message
+_TITLE_LIMIT = 32
+
+
+@dataclass(frozen=True)
+class _PlannedSheet:
+    """A data sheet as it will be written: its columns and its cell values."""
+
+    sheet: Sheet
+    columns: tuple[Column, ...]
+    values: tuple[tuple[CellValue, ...], ...]
+
+
+def write_template(path: Path, rows: Rows | None = None) -> None:
+    """Write an input workbook to ``path``: the empty template, or filled with ``rows``.
+
+    ``rows`` maps a sheet name to its rows, each keyed by column name. Keys that
+    are not schema columns become extra columns (in ``Scenarios`` an
+    ``Assumptions`` key is such a column). For ``Assumptions``, rows
+    ``{key, value, source}`` replace that key's default row; unknown keys are
+    added at the end. Raises ``ValueError`` (nothing is written) for an unknown
+    sheet or a value Excel cannot hold, ``TypeError`` for a value of an
+    unsupported type.
+    """
+    given = dict(rows or {})
+    unknown = sorted(set(given) - set(SHEET_ORDER[1:]))
+    if unknown:
+        raise ValueError(f"no such input sheet: {', '.join(unknown)}; sheets are {SHEET_ORDER[1:]}")
+    planned = [_plan_sheet(sheet, given.get(sheet.name, ())) for sheet in schema.INPUT_SHEETS]
+    assumption_rows = _plan_assumptions(given.get(schema.ASSUMPTIONS_SHEET_NAME, ()))
+
+    workbook = xlsxwriter.Workbook(
+        str(path),
+        # Belt and braces: write() never turns text into formulas, numbers or links.
+        {"strings_to_formulas": False, "strings_to_numbers": False, "strings_to_urls": False},
+    )
+    try:
+        workbook.set_properties({"title": "gpumix input workbook", "author": "gpumix"})
+        styles = _Styles(workbook)
+        _write_readme(workbook.add_worksheet(README), styles)
+        for plan in planned:
+            _write_data_sheet(workbook.add_worksheet(plan.sheet.name), plan, styles)
+        _write_assumptions(workbook.add_worksheet(schema.ASSUMPTIONS_SHEET_NAME), assumption_rows, styles)
+    finally:
+        workbook.close()
+
+
+# --- planning: rows to checked cell values (pure) ---------------------------------
+
+
+def _cell_value(value: object, where: str) -> CellValue:
+    """A Python value as one Excel cell holds it, or an error naming the cell."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is not a number Excel can hold")
+        return value
+    if isinstance(value, str):
+        if len(value) > _EXCEL_TEXT_LIMIT:
+            raise ValueError(f"{where}: text longer than Excel's {_EXCEL_TEXT_LIMIT} characters")
+        return str(value)  # a StrEnum member becomes its plain value
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        # Name lists (Scenarios.workloads, exclude_gpus) are comma-separated in a cell.
+        return _cell_value(", ".join(value), where)
+    raise TypeError(f"{where}: cannot write a {type(value).__name__} ({value!r}) to a cell")
+
+
+def _assumption_column(key: AssumptionKey) -> Column:
+    """An Assumptions key used as a Scenarios column, described like any column."""
+    return Column(
+        key.key,
+        ColumnType.BOOL if isinstance(key.default, bool) else ColumnType.NUMBER,
+        f"Overrides Assumptions.{key.key} for this scenario ({key.source}).",
+        unit=None if isinstance(key.default, bool) else key.unit,
+        default_text="the Assumptions sheet's value",
+        minimum=None if isinstance(key.default, bool) else 0,
+        positive=key.positive,
+        fraction=key.fraction,
+    )
+
+
+def _extra_column(sheet: Sheet, name: str) -> Column:
+    if sheet is schema.SCENARIOS and name in schema.ASSUMPTION_KEYS:
+        return _assumption_column(schema.ASSUMPTION_KEYS[name])
+    return Column(name, ColumnType.TEXT, "Not a gpumix column.")
+
+
+def _plan_sheet(sheet: Sheet, rows: Sequence[Mapping[str, object]]) -> _PlannedSheet:
+    names = [c.name for c in sheet.columns]
+    extras = [key for row in rows for key in row if key not in names]
+    columns = sheet.columns + tuple(_extra_column(sheet, n) for n in dict.fromkeys(extras))
+    values = tuple(
+        tuple(
+            _cell_value(row.get(c.name), f"sheet {sheet.name}, row {i + 2}, column {c.name}")
+            for c in columns
+        )
+        for i, row in enumerate(rows)
+    )
+    return _PlannedSheet(sheet, columns, values)
+
+
+@dataclass(frozen=True)
+class _AssumptionRow:
+    key: str
+    value: CellValue
+    unit: str
+    source: str
+    declared: AssumptionKey | None
+
+
+def _plan_assumptions(rows: Sequence[Mapping[str, object]]) -> tuple[_AssumptionRow, ...]:
+    """Every declared key with its default, each replaced by the first row given for it.
+
+    Later rows for the same key, and rows for undeclared keys, are added at the
+    end, so that the reader reports them instead of this writer hiding them.
+    """
+    planned: dict[str, _AssumptionRow] = {
+        a.key: _AssumptionRow(a.key, a.default, a.unit, a.source, a) for a in schema.ASSUMPTIONS
+    }
+    replaced: set[str] = set()
+    added: list[_AssumptionRow] = []
+    for i, row in enumerate(rows):
+        where = f"sheet {schema.ASSUMPTIONS_SHEET_NAME}, row {i + 2}"
+        key = _cell_value(row.get("key"), where + ", column key")
+        source = _cell_value(row.get("source"), where + ", column source")
+        declared = schema.ASSUMPTION_KEYS.get(key) if isinstance(key, str) else None
+        given = _AssumptionRow(
+            key="" if key is None else str(key),
+            value=_cell_value(row.get("value"), where + ", column value"),
+            unit=declared.unit if declared else "",
+            # The default's source would not describe a value the user chose.
+            source="" if source is None else str(source),
+            declared=declared,
+        )
+        if declared is not None and declared.key not in replaced:
+            planned[declared.key] = given
+            replaced.add(declared.key)
+        else:
+            added.append(given)
+    return (*planned.values(), *added)
+
+
+# --- formats --------------------------------------------------------------------
+
+
+class _Styles:
+    """The workbook's formats, made once each (XlsxWriter formats belong to a workbook)."""
+
+    def __init__(self, workbook: Workbook) -> None:
+        self._workbook = workbook
+        self._inputs: dict[str, Format] = {}
+        self.header = workbook.add_format(_HEADER_STYLE)
+        self.fixed = workbook.add_format({"valign": "top"})
+        self.title = workbook.add_format({"bold": True, "font_size": 16})
+        self.heading = workbook.add_format({"bold": True, "font_size": 12, "bottom": 1})
+        self.paragraph = workbook.add_format({"text_wrap": True, "valign": "top"})
+        self.wrapped = workbook.add_format({"text_wrap": True, "valign": "top"})
+
+    def input(self, num_format: str | None) -> Format:
+        key = num_format or "General"
+        if key not in self._inputs:
+            style: dict[str, Any] = dict(_INPUT_STYLE)
+            if num_format:
+                style["num_format"] = num_format
+            self._inputs[key] = self._workbook.add_format(style)
+        return self._inputs[key]
+
+
+def _num_format(column: Column) -> str | None:
+    if column.type is ColumnType.BOOL:
+        return _BOOLEAN
+    if column.fraction:
+        return _PERCENT
+    if column.unit == "USD":
+        return _USD
+    if column.type is ColumnType.INTEGER or column.unit in {"tokens", "tokens/s"}:
+        return _WHOLE
+    if column.type in (ColumnType.TEXT, ColumnType.NAME_LIST, ColumnType.CHOICE):
+        # Typed names such as 4090 or =x stay text instead of turning into numbers or formulas.
+        return _TEXT
+    return None
+
+
+def _assumption_format(key: AssumptionKey | None) -> str | None:
+    if key is None:
+        return None
+    if isinstance(key.default, bool):
+        return _BOOLEAN
+    if key.fraction:
+        return _PERCENT
+    return _USD if key.unit.startswith("USD") else None
+
+
+def _width(column: Column) -> float:
+    if column.name == "source":
+        return 90
+    if column.allowed:
+        return max(len(column.header), *(len(a) for a in column.allowed)) + 4
+    if column.type in (ColumnType.TEXT, ColumnType.NAME_LIST) and column.name != "gpu":
+        return max(len(column.header) + 4, 18)
+    return max(len(column.header) + 4, 12)
+
+
+# --- data validation --------------------------------------------------------------
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _names_source(sheet_name: str) -> str:
+    """A list source that grows with the names of a sheet (its first column), with no blanks.
+
+    A plain range would include the empty rows, and Excel then accepts any value
+    when "ignore blank" is on; OFFSET/COUNTA lists only the names filled in.
+    """
+    letter = xl_col_to_name(0)  # each sheet's names are its first column (gpu, workload)
+    return (
+        f"=OFFSET('{sheet_name}'!${letter}$2,0,0,"
+        f"MAX(1,COUNTA('{sheet_name}'!${letter}$2:${letter}${NAME_LIST_ROWS + 1})),1)"
+    )
+
+
+def _validation(column: Column) -> dict[str, Any]:
+    """The data validation of one column: a drop-down list, a number check or a hint."""
+    options: dict[str, Any] = {
+        "input_title": _short(column.name, _TITLE_LIMIT),
+        "input_message": _short(f"{column.description} Expected: {column.expected}.", _MESSAGE_LIMIT),
+        "error_title": _short(f"Not a valid {column.name}", _TITLE_LIMIT),
+        "error_message": _short(f"Expected {column.expected}.", _MESSAGE_LIMIT),
+    }
+    if column.type is ColumnType.CHOICE:
+        options.update(validate="list", source=list(column.allowed))
+    elif column.type is ColumnType.BOOL:
+        options.update(validate="list", source=["TRUE", "FALSE"])
+    elif column.type is ColumnType.TEXT and column.references:
+        # A warning, not a stop: a user may fill Prices before adding the GPU type.
+        options.update(
+            validate="list",
+            source=_names_source(column.references),
+            error_type="warning",
+            error_message=_short(
+                f"Not a name on sheet {column.references} (yet). Expected {allowed_text(column)}.",
+                _MESSAGE_LIMIT,
+            ),
+        )
+    elif column.type in (ColumnType.NUMBER, ColumnType.INTEGER) and column.minimum is not None:
+        options.update(
+            validate="integer" if column.type is ColumnType.INTEGER else "decimal",
+            criteria=">" if column.positive else ">=",
+            value=column.minimum,
+        )
+    else:
+        options.update(validate="any")
+    return options
+
+
+def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "input_title": _short(key.key, _TITLE_LIMIT),
+        "input_message": _short(f"{key.unit}. Default {assumption_default_text(key)}.", _MESSAGE_LIMIT),
+        "error_title": _short(f"Not a valid {key.key}", _TITLE_LIMIT),
+    }
+    if isinstance(key.default, bool):
+        options.update(validate="list", source=["TRUE", "FALSE"], error_message="Expected TRUE or FALSE.")
+    elif key.at_most_one:
+        low = "greater than 0" if key.positive else "at least 0"
+        options.update(
+            validate="decimal",
+            criteria="between",
+            minimum=1e-12 if key.positive else 0,
+            maximum=1,
+            error_message=f"Expected a share {low} and at most 100 %.",
+        )
+    else:
+        options.update(
+            validate="decimal",
+            criteria=">" if key.positive else ">=",
+            value=0,
+            error_message="Expected a number " + ("> 0." if key.positive else "≥ 0."),
+        )
+    return options
+
+
+# --- writing ----------------------------------------------------------------------
+
+
+def _write_cell(ws: Worksheet, row: int, col: int, value: CellValue, fmt: Format) -> None:
+    # Empty text is a blank cell, as a user who clears a cell leaves it.
+    if value is None or value == "":
+        ws.write_blank(row, col, None, fmt)
+    elif isinstance(value, bool):
+        ws.write_boolean(row, col, value, fmt)
+    elif isinstance(value, int | float):
+        ws.write_number(row, col, value, fmt)
+    else:
+        ws.write_string(row, col, value, fmt)
+
+
+def _print_setup(ws: Worksheet) -> None:
+    # Printed or turned into a PDF for finance: landscape, every column on the page.
+    ws.set_landscape()
+    ws.set_paper(9)  # A4
+    ws.fit_to_pages(1, 0)
+    ws.repeat_rows(0)
+
+
+def _write_header(ws: Worksheet, columns: Sequence[Column], styles: _Styles) -> None:
+    _print_setup(ws)
+    ws.set_comments_author("gpumix")
+    for col, column in enumerate(columns):
+        ws.write_string(0, col, column.header, styles.header)
+        note = column_note(column)
+        lines = sum(math.ceil(max(len(line), 1) / 48) for line in note.split("\n"))
+        ws.write_comment(0, col, note, {"width": 330, "height": 16 * lines + 12})
+    ws.freeze_panes(1, 0)
+
+
+def _write_data_sheet(ws: Worksheet, plan: _PlannedSheet, styles: _Styles) -> None:
+    _write_header(ws, plan.columns, styles)
+    last_row = len(plan.values) + INPUT_ROWS
+    for col, column in enumerate(plan.columns):
+        fmt = styles.input(_num_format(column))
+        ws.set_column(col, col, _width(column))
+        for row in range(1, last_row + 1):
+            value = plan.values[row - 1][col] if row <= len(plan.values) else None
+            _write_cell(ws, row, col, value, fmt)
+        ws.data_validation(1, col, last_row, col, _validation(column))
+
+
+def _write_assumptions(ws: Worksheet, rows: Iterable[_AssumptionRow], styles: _Styles) -> None:
+    _print_setup(ws)
+    for col, name in enumerate(ASSUMPTION_COLUMNS):
+        ws.write_string(0, col, name, styles.header)
+    ws.freeze_panes(1, 0)
+    for col, width in enumerate((32, 12, 34, 70)):
+        ws.set_column(col, col, width)
+    for i, row in enumerate(rows, start=1):
+        _write_cell(ws, i, 0, row.key, styles.fixed)
+        _write_cell(ws, i, 1, row.value, styles.input(_assumption_format(row.declared)))
+        _write_cell(ws, i, 2, row.unit, styles.fixed)
+        _write_cell(ws, i, 3, row.source, styles.input(None))
+        if row.declared is not None:
+            ws.data_validation(i, 1, i, 1, _assumption_validation(row.declared))
+
+
+# --- README -----------------------------------------------------------------------
+
+_README_WIDTHS = (26, 20, 22, 10, 22, 30, 64)
+_README_COLUMNS = ("column", "unit", "type", "required", "default", "allowed values", "meaning")
+_INTRO = (
+    "This workbook is the input of gpumix, which plans the cheapest GPU fleet for your AI "
+    "workloads: which GPU types to buy, rent on demand, reserve or take on spot, how many of "
+    "each per month, and which workload runs where. Run `gpumix solve THIS-FILE.xlsx`; the "
+    "result workbook shows the plan, its cost per month and category, and every assumption used.",
+    "How to fill it in: one row per GPU type (sheet GPUs), per offer (Prices) and per workload "
+    "(Workloads); the sheets Throughput, Scenarios and Assumptions are optional. Type into the "
+    "yellow cells with blue text. Keep the headers in row 1 (units are in parentheses; hover over "
+    "a header for its meaning). A blank cell means its default, or no limit. Drop-down lists "
+    "offer the allowed values. Fractions are percent cells: 5 % and 0.05 are the same. Text is "
+    "read as text, never as a formula.",
+    "Scenarios: each row of sheet Scenarios is one plan to solve; a column named after an "
+    "Assumptions key overrides that key for the scenario. Scenario files (scenarios/*.yaml) "
+    "change a scenario without editing this workbook. The full reference is docs/workbook.md.",
+)
+
+
+def _lines(text: str, width_chars: float) -> int:
+    # A column of width w holds about 1.15 w characters of prose (w counts wide digits).
+    return max(1, math.ceil(len(text) / (width_chars * 1.15)))
+
+
+def _height(texts: Sequence[str], widths: Sequence[float]) -> float:
+    """Row height for wrapped text: rows are not grown to fit it on opening, so set it here."""
+    return 15.0 * max(_lines(t, w) for t, w in zip(texts, widths, strict=True)) + 2
+
+
+def _write_readme(ws: Worksheet, styles: _Styles) -> None:
+    ws.set_landscape()
+    ws.set_paper(9)
+    ws.fit_to_pages(1, 0)
+    for col, width in enumerate(_README_WIDTHS):
+        ws.set_column(col, col, width)
+    last_col = len(_README_WIDTHS) - 1
+    ws.write_string(0, 0, "gpumix input workbook", styles.title)
+    row = 2
+    for text in _INTRO:
+        ws.merge_range(row, 0, row, last_col, "", styles.paragraph)
+        ws.write_string(row, 0, text, styles.paragraph)
+        ws.set_row(row, _height([text], [sum(_README_WIDTHS)]))
+        row += 2
+    for sheet in schema.INPUT_SHEETS:
+        presence = "optional sheet" if sheet.optional_sheet else "required sheet"
+        ws.write_string(row, 0, f"Sheet {sheet.name} ({presence}): {sheet.description}", styles.heading)
+        row += 1
+        for col, name in enumerate(_README_COLUMNS):
+            ws.write_string(row, col, name, styles.header)
+        row += 1
+        for column in sheet.columns:
+            texts = (
+                column.name,
+                column.unit or "",
+                type_text(column),
+                "yes" if column.required else "no",
+                default_text(column),
+                allowed_text(column),
+                column.description,
+            )
+            for col, text in enumerate(texts):
+                ws.write_string(row, col, text, styles.wrapped)
+            ws.set_row(row, _height(texts, _README_WIDTHS))
+            row += 1
+        row += 1
+    ws.write_string(
+        row, 0,
+        f"Sheet {schema.ASSUMPTIONS_SHEET_NAME} (optional sheet): columns key, value and source; "
+        "a key not given keeps its default.",
+        styles.heading,
+    )
+    row += 1
+    for col, name in enumerate(("key", "default", "unit", "source")):
+        ws.write_string(row, col, name, styles.header)
+    row += 1
+    for key in schema.ASSUMPTIONS:
+        ws.merge_range(row, 3, row, last_col, "", styles.wrapped)
+        key_texts = (key.key, assumption_default_text(key), key.unit, key.source)
+        for col, text in enumerate(key_texts):
+            ws.write_string(row, col, text, styles.wrapped)
+        ws.set_row(row, _height(key_texts, (*_README_WIDTHS[:3], sum(_README_WIDTHS[3:]))))
+        row += 1
