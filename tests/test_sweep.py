@@ -1,0 +1,384 @@
+"""Sweeps: parsing --vary, building variants, running them, and finding flips.
+
+Most tests run on ``hand_solve``: the cheapest plan of a one-GPU rent-versus-
+buy scenario worked out by arithmetic, so the sweep machinery is tested apart
+from the solver. One H100 type, bought at $25,000 or rented on demand; one
+batch workload needing exactly one GPU's month (730 GPU-hours, measured) in
+every month. With ``builders.BARE`` assumptions owning costs the purchase
+alone, so buying pays exactly when ``on-demand price × 730 × months > buy
+price``. Tests marked ``real solve`` run the same sweeps through the solver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.errors import InputError
+from optimizer.results import CashFlowMonth, FleetRow, Plan, SolverSettings, SolveStatus
+from optimizer.sweep import (
+    SpecKind,
+    SweepMode,
+    describe_flips,
+    parse_vary,
+    run_sweep,
+    variants,
+)
+from tests.builders import BARE, gpu, measured, offer, scenario, workload
+
+BUY_PRICE = 25_000.0
+MONTHS = 12
+HOURS = 730.0
+SETTINGS = SolverSettings(threads=1)
+
+
+def rent_vs_buy(od_price: float = 3.0, months: int = MONTHS, **kw: object) -> Scenario:
+    return scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", BUY_PRICE), offer("H100", "on_demand", od_price)],
+        [workload("batch", "batch_inference", params_b=8.0, tokens=1e9)],
+        [measured("batch", "H100", gpu_hours=HOURS)],
+        assumptions=BARE,
+        horizon_months=months,
+        name="rent-vs-buy",
+        **kw,
+    )
+
+
+def break_even_price(months: int = MONTHS) -> float:
+    """Buy price / hours used: the on-demand price above which buying pays."""
+    return BUY_PRICE / (HOURS * months)
+
+
+def hand_solve(s: Scenario, settings: SolverSettings) -> Plan:
+    """The cheapest plan of a ``rent_vs_buy`` scenario, by arithmetic.
+
+    Module-level, so that it pickles by reference into spawned workers.
+    """
+    buy = s.offers_of("H100", OfferOption.BUY)
+    rent = s.offers_of("H100", OfferOption.ON_DEMAND)
+    buy_cost = buy[0].price if buy else None
+    if buy_cost is not None and s.budget_capex is not None and buy_cost > s.budget_capex:
+        buy_cost = None
+    rent_cost = rent[0].price * HOURS * s.horizon_months if rent else None
+    if buy_cost is None and rent_cost is None:
+        return _plan(s, None, ())
+    buying = rent_cost is None or (buy_cost is not None and buy_cost < rent_cost)
+    fleet = tuple(
+        FleetRow(
+            gpu="H100",
+            month=m,
+            bought=1 if buying and m == 1 else 0,
+            owned=1 if buying else 0,
+            reserved=0,
+            rented_hours=0.0 if buying else HOURS,
+            spot_hours=0.0,
+            owned_utilization=1.0 if buying else None,
+        )
+        for m in s.months
+    )
+    return _plan(s, buy_cost if buying else rent_cost, fleet, buying)
+
+
+def _plan(
+    s: Scenario, total: float | None, fleet: tuple[FleetRow, ...], buying: bool = False
+) -> Plan:
+    costs = {c: 0.0 for c in CostCategory} if total is not None else {}
+    if total is not None:
+        costs[CostCategory.PURCHASE if buying else CostCategory.ON_DEMAND] = total
+    return Plan(
+        scenario=s,
+        status=SolveStatus.OPTIMAL if total is not None else SolveStatus.INFEASIBLE,
+        gap=0.0 if total is not None else None,
+        total_cost=total,
+        cash_out=total,
+        residual_credit=0.0 if total is not None else None,
+        costs=costs,
+        cash_flow=tuple(CashFlowMonth(m, {}) for m in s.months) if total is not None else (),
+        fleet=fleet,
+        assignments=(),
+        options=(),
+        diagnostics=() if total is not None else ("nothing fits the capex budget",),
+        decisions=None,
+    )
+
+
+# --------------------------------------------------------------------------- parse_vary
+
+
+def test_parse_assumption_range_includes_both_ends() -> None:
+    spec = parse_vary("electricity_per_kwh=0.10:0.30:5")
+    assert spec.kind is SpecKind.ASSUMPTION
+    assert spec.key == "electricity_per_kwh"
+    assert spec.values == (0.1, 0.15, 0.2, 0.25, 0.3)
+
+
+def test_parse_one_point_is_start_alone() -> None:
+    assert parse_vary("pue=1.5:9:1").values == (1.5,)
+
+
+def test_parse_horizon_takes_whole_months_without_repeats() -> None:
+    assert parse_vary("horizon_months=12:36:4").values == (12, 20, 28, 36)
+    assert parse_vary("horizon_months=12:13:4").values == (12, 13)
+
+
+def test_parse_price_keys_name_gpu_and_option() -> None:
+    spec = parse_vary("price:RTX 4090:on_demand=0.4:0.8:3")
+    assert (spec.kind, spec.gpu, spec.option) == (SpecKind.PRICE, "RTX 4090", OfferOption.ON_DEMAND)
+    assert spec.key == "price:RTX 4090:on_demand"
+    factor = parse_vary("price_factor:H100:buy=0.5:1:2")
+    assert (factor.kind, factor.values) == (SpecKind.PRICE_FACTOR, (0.5, 1.0))
+
+
+def test_parse_budget_and_power_keys() -> None:
+    assert parse_vary("budget_capex=0:100000:3").values == (0.0, 50_000.0, 100_000.0)
+    assert parse_vary("power_cap_kw=10:20:2").kind is SpecKind.LIMIT
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("electricity=0.1:0.2:3", "unknown key 'electricity'"),
+        ("electricity_per_kwh 0.1:0.2:3", "no KEY="),
+        ("pue=1.2:x:3", "STOP 'x' is not a number"),
+        ("pue=nan:2:3", "START 'nan' is not a finite number"),
+        ("pue=1.2:1.5", "three parts"),
+        ("pue=1.2:1.5:0", "POINTS is 0"),
+        ("pue=1.2:1.5:two", "POINTS 'two' is not a whole number"),
+        ("price:H100:rent=1:2:3", "unknown option 'rent'"),
+        ("price:H100=1:2:3", "needs a GPU type and an option"),
+        ("max_utilization=0.5:1.2:3", "max_utilization cannot be 1.2"),
+        ("price:H100:buy=-1:2:2", "cannot be -1"),
+        ("horizon_months=6.5:12:2", "whole months"),
+        ("credit_residual_value=0:0.5:2", "cannot be 0.5"),
+    ],
+)
+def test_parse_errors_name_the_argument_and_the_problem(text: str, says: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_vary(text)
+    message = str(caught.value)
+    assert f"--vary {text!r}" in message
+    assert says in message
+    assert "expected" in message
+
+
+def test_parse_checks_gpu_and_option_against_the_scenario() -> None:
+    base = rent_vs_buy()
+    with pytest.raises(InputError, match=r"has no GPU type 'B200'.*expected one of H100"):
+        parse_vary("price:B200:on_demand=1:2:2", base)
+    with pytest.raises(InputError, match=r"has no spot offer for H100.*buy, on_demand"):
+        parse_vary("price:H100:spot=1:2:2", base)
+
+
+# --------------------------------------------------------------------------- variants
+
+
+def test_one_way_variants_change_only_the_parameter_and_note_the_sweep() -> None:
+    base = rent_vs_buy()
+    spec = parse_vary("electricity_per_kwh=0.1:0.3:3")
+    made = variants(base, [spec])
+    assert [v.scenario.assumptions.electricity_per_kwh for v in made] == [0.1, 0.2, 0.3]
+    assert [v.setting for v in made] == [(("electricity_per_kwh", x),) for x in (0.1, 0.2, 0.3)]
+    first = made[0].scenario
+    assert first.assumption_sources["electricity_per_kwh"].startswith("sweep")
+    assert replace(first, name=base.name, assumptions=base.assumptions) == base
+
+
+def test_price_replaces_every_offer_of_that_gpu_and_option_only() -> None:
+    base = rent_vs_buy()
+    base = replace(base, offers=(*base.offers, offer("H100", "on_demand", 3.5, n=2)))
+    made = variants(base, [parse_vary("price:H100:on_demand=2:2:1")])
+    prices = {o.offer_id: o.price for o in made[0].scenario.offers}
+    assert prices == {"H100|buy|1": BUY_PRICE, "H100|on_demand|1": 2.0, "H100|on_demand|2": 2.0}
+
+
+def test_price_factor_multiplies_each_offer() -> None:
+    base = rent_vs_buy(od_price=3.0)
+    base = replace(base, offers=(*base.offers, offer("H100", "on_demand", 4.0, n=2)))
+    made = variants(base, [parse_vary("price_factor:H100:on_demand=0.5:0.5:1")])
+    assert sorted(o.price for o in made[0].scenario.offers_of("H100", OfferOption.ON_DEMAND)) == [
+        1.5,
+        2.0,
+    ]
+
+
+def test_two_specs_make_the_full_grid_last_fastest() -> None:
+    made = variants(rent_vs_buy(), [parse_vary("pue=1.1:1.3:3"), parse_vary("budget_capex=0:1:2")])
+    assert [v.setting for v in made] == [
+        (("pue", p), ("budget_capex", b)) for p in (1.1, 1.2, 1.3) for b in (0.0, 1.0)
+    ]
+    assert (made[5].scenario.assumptions.pue, made[5].scenario.budget_capex) == (1.3, 1.0)
+
+
+def test_several_specs_make_a_tornado_around_the_base() -> None:
+    specs = [
+        parse_vary("pue=1.1:1.5:2"),
+        parse_vary("goodput=0.8:0.9:3"),
+        parse_vary("horizon_months=6:24:2"),
+    ]
+    base = rent_vs_buy()
+    made = variants(base, specs)
+    assert len(made) == 1 + 2 + 3 + 2
+    assert made[0].setting == () and made[0].scenario == base
+    horizon = [v for v in made if v.setting and v.setting[0][0] == "horizon_months"]
+    assert [v.scenario.horizon_months for v in horizon] == [6, 24]
+    assert all(v.scenario.assumptions.pue == base.assumptions.pue for v in horizon)
+
+
+def test_variants_refuse_a_key_twice_and_a_horizon_shorter_than_a_window() -> None:
+    base = rent_vs_buy()
+    with pytest.raises(InputError, match="varied twice"):
+        variants(base, [parse_vary("pue=1:2:2"), parse_vary("pue=1:3:2")])
+    late = replace(base, workloads=(replace(base.workloads[0], end_month=12),))
+    with pytest.raises(InputError, match="windows past month 6"):
+        variants(late, [parse_vary("horizon_months=6:12:2")])
+
+
+# --------------------------------------------------------------------------- run_sweep and flips
+
+
+def _od_sweep(points: int = 9) -> list:
+    return [parse_vary(f"price:H100:on_demand=1:5:{points}")]
+
+
+def test_one_way_sweep_reports_each_variant_in_order() -> None:
+    result = run_sweep(
+        rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve, refine_steps=0
+    )
+    assert result.mode is SweepMode.ONE_WAY
+    assert [o.value("price:H100:on_demand") for o in result.outcomes] == [
+        1 + 0.5 * i for i in range(9)
+    ]
+    cheap, dear = result.outcomes[0].summary, result.outcomes[-1].summary
+    assert cheap.total_cost == pytest.approx(1.0 * HOURS * MONTHS)
+    assert cheap.fleet.rented_hours == (("H100", HOURS * MONTHS),) and cheap.fleet.bought == ()
+    assert dear.total_cost == BUY_PRICE and dear.fleet.bought == (("H100", 1),)
+    assert dear.costs[CostCategory.PURCHASE] == BUY_PRICE
+
+
+def test_flip_is_refined_to_the_analytic_break_even() -> None:
+    result = run_sweep(
+        rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve, refine_steps=6
+    )
+    (flip,) = result.flips
+    assert flip.refined
+    assert flip.precision == pytest.approx(0.5 / 2**6 / 2)
+    assert abs(flip.point - break_even_price()) <= flip.precision
+    assert flip.low < break_even_price() < flip.high
+
+
+def test_unrefined_flip_is_the_grid_bracket() -> None:
+    result = run_sweep(
+        rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve, refine_steps=0
+    )
+    (flip,) = result.flips
+    assert (flip.low, flip.high, flip.refined) == (2.5, 3.0, False)
+    (sentence,) = describe_flips(result)
+    assert sentence == (
+        "buying H100 stops paying when its on-demand price falls below a value between "
+        "$2.50/h and $3.00/h: there the plan switches from renting H100 to buying 1 H100"
+    )
+
+
+def test_flip_sentence_states_the_refined_point_and_its_precision() -> None:
+    result = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve)
+    (sentence,) = describe_flips(result)
+    assert sentence == (
+        "buying H100 stops paying when its on-demand price falls below $2.855/h (± $0.004/h): "
+        "between $2.852/h and $2.859/h the plan switches from renting H100 to buying 1 H100"
+    )
+
+
+def test_a_sweep_without_flips_says_the_plan_holds() -> None:
+    result = run_sweep(
+        rent_vs_buy(),
+        [parse_vary("price:H100:on_demand=4:5:3")],
+        SETTINGS,
+        jobs=1,
+        solve=hand_solve,
+    )
+    assert result.flips == ()
+    assert describe_flips(result) == ["the plan is the same at every point: buying 1 H100"]
+
+
+def test_flip_into_infeasibility_is_described() -> None:
+    base = rent_vs_buy(budget_capex=30_000.0)
+    base = replace(base, offers=base.offers_of("H100", OfferOption.BUY))
+    result = run_sweep(
+        base, [parse_vary("budget_capex=0:50000:3")], SETTINGS, jobs=1, solve=hand_solve
+    )
+    (flip,) = result.flips
+    assert not flip.before.status.has_plan
+    assert abs(flip.point - BUY_PRICE) <= flip.precision
+    assert "from no plan (infeasible) to buying 1 H100" in describe_flips(result)[0]
+
+
+def test_two_way_grid_finds_flips_along_each_axis() -> None:
+    specs = [parse_vary("price:H100:on_demand=2:4:3"), parse_vary("horizon_months=6:12:2")]
+    result = run_sweep(rent_vs_buy(), specs, SETTINGS, jobs=1, solve=hand_solve)
+    assert result.mode is SweepMode.GRID and len(result.outcomes) == 6
+    # Break-even: 25,000 / (730 × 12) = 2.85 and / (730 × 6) = 5.71: at 12 months
+    # buying pays from $3/h on; at 6 months never in this range.
+    bought = {
+        (o.value(specs[0].key), o.value(specs[1].key)): bool(o.summary.fleet.bought)
+        for o in result.outcomes
+    }
+    assert [k for k, v in bought.items() if v] == [(3.0, 12.0), (4.0, 12.0)]
+    along_price = [f for f in result.flips if f.key == specs[0].key]
+    along_horizon = [f for f in result.flips if f.key == specs[1].key]
+    assert [(f.low, f.high, f.fixed) for f in along_price] == [
+        (2.0, 3.0, (("horizon_months", 12.0),))
+    ]
+    assert sorted(f.fixed for f in along_horizon) == [
+        ((specs[0].key, 3.0),),
+        ((specs[0].key, 4.0),),
+    ]
+    assert not any(f.refined for f in result.flips)
+    sentences = describe_flips(result)
+    assert sentences[0] == (
+        "with horizon_months 12, buying H100 stops paying when its on-demand price falls below "
+        "a value between $2.00/h and $3.00/h: there the plan switches from renting H100 to buying 1 H100"
+    )
+    assert sentences[1].startswith("with the H100 on-demand price $3.00/h, buying H100 stops")
+
+
+def test_local_process_pool_gives_the_in_process_answers() -> None:
+    specs = _od_sweep(points=5)
+    inline = run_sweep(rent_vs_buy(), specs, SETTINGS, jobs=1, solve=hand_solve, refine_steps=2)
+    pooled = run_sweep(rent_vs_buy(), specs, SETTINGS, jobs=2, solve=hand_solve, refine_steps=2)
+    assert pooled.outcomes == inline.outcomes
+    assert pooled.flips == inline.flips
+
+
+def test_progress_bar_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    run_sweep(
+        rent_vs_buy(),
+        _od_sweep(points=4),
+        SETTINGS,
+        jobs=1,
+        solve=hand_solve,
+        progress=True,
+        refine_steps=0,
+    )
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "sweep [" in captured.err and "4/4" in captured.err
+
+
+def test_workers_solve_with_one_thread() -> None:
+    seen: list[SolverSettings] = []
+
+    def spy(s: Scenario, settings: SolverSettings) -> Plan:
+        seen.append(settings)
+        return hand_solve(s, settings)
+
+    run_sweep(
+        rent_vs_buy(),
+        _od_sweep(points=2),
+        SolverSettings(threads=4, progress=True),
+        jobs=1,
+        solve=spy,
+    )
+    assert seen and all(s.threads == 1 and not s.progress for s in seen)
