@@ -1,0 +1,288 @@
+"""The ``Audit`` sheet: what a result was computed from, so finance can trace it.
+
+Inputs' SHA-256, gpumix and solver versions, the time of the run, each
+solve's size and time, every assumption with its value and source, and every
+GPU, offer and workload as the solver saw them (after scenario overrides).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+
+from optimizer.domain import Offer, OfferOption
+from optimizer.results import RunResult
+from optimizer.schema import ASSUMPTION_KEYS
+from optimizer.sheet_grid import TEXT_STYLES, SheetModel, Style, Table
+from optimizer.sheet_names import AUDIT
+
+# ---------------------------------------------------------------------------
+# Audit
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class _Blocks:
+    """Stacks titled tables down one sheet, each an Excel table."""
+
+    def __init__(self, sheet: SheetModel) -> None:
+        self.sheet = sheet
+        self.row = 0
+
+    def block(
+        self,
+        title: str,
+        table_name: str,
+        headers: Sequence[str],
+        rows: Sequence[Sequence[tuple[object, Style]]],
+    ) -> None:
+        s = self.sheet
+        s.text(self.row, 0, title, Style.SECTION)
+        head = self.row + 1
+        s.header(head, 0, headers)
+        for i, cells in enumerate(rows):
+            for j, (value, style) in enumerate(cells):
+                _put(s, head + 1 + i, j, value, style)
+        if rows:
+            s.tables.append(Table(table_name, head, 0, head + len(rows), len(headers) - 1))
+        else:
+            s.text(head + 1, 0, "none", Style.NOTE)
+        self.row = head + max(len(rows), 1) + 2
+
+
+def _put(sheet: SheetModel, row: int, col: int, value: object, style: Style) -> None:
+    if isinstance(value, bool):
+        sheet.flag(row, col, value)
+    elif style in TEXT_STYLES:
+        if value is not None:
+            sheet.text(row, col, value, style)
+    elif value is None or isinstance(value, int | float):
+        sheet.number(row, col, value, style)
+    else:
+        sheet.text(row, col, value, Style.TEXT)
+
+
+def _price_unit(offer: Offer) -> str:
+    return "USD per GPU" if offer.option is OfferOption.BUY else "USD per GPU-hour"
+
+
+def audit_sheet(run: RunResult) -> SheetModel:
+    sheet = SheetModel(AUDIT)
+    blocks = _Blocks(sheet)
+    T, N, INT, M, P = Style.TEXT, Style.NUMBER, Style.INTEGER, Style.MONEY, Style.PERCENT
+    solvers = sorted({f"{p.solver.name} {p.solver.version}" for p in run.plans if p.solver})
+    blocks.block(
+        "Run",
+        "Audit_run",
+        ["Item", "Value"],
+        [
+            [("Time of the run (UTC)", T), (run.started_at, T)],
+            [("gpumix version", T), (run.gpumix_version, T)],
+            [("Solver asked for", T), (run.settings.solver, T)],
+            [("Solver used (name and version)", T), (", ".join(solvers) or "none", T)],
+            [
+                ("Time limit per solve (s)", T),
+                (run.settings.time_limit, N) if run.settings.time_limit else ("none", T),
+            ],
+            # Shown as text: 1e-06 would read as 0.00 in any number format.
+            [("Relative gap accepted as optimal", T), (f"{run.settings.gap:g}", T)],
+        ],
+    )
+    file_rows = []
+    for path in run.input_files:
+        if path.is_file():
+            file_rows.append([(str(path), T), (file_sha256(path), T), (path.stat().st_size, INT)])
+        else:
+            file_rows.append([(str(path), T), ("file not found when writing", T), (None, INT)])
+    blocks.block("Input files", "Audit_files", ["File", "SHA-256", "Size (bytes)"], file_rows)
+    blocks.block(
+        "Solves",
+        "Audit_solves",
+        [
+            "Scenario",
+            "Status",
+            "Proven gap (%)",
+            "Solver",
+            "Solver version",
+            "Solve time (s)",
+            "Build time (s)",
+            "Variables",
+            "Constraints",
+            "Integer variables",
+        ],
+        [
+            [
+                (p.name, T),
+                (p.status.value, T),
+                (p.gap, P),
+                (p.solver.name if p.solver else None, T),
+                (p.solver.version if p.solver else None, T),
+                (p.solver.seconds if p.solver else None, N),
+                (p.solver.build_seconds if p.solver else None, N),
+                (p.solver.variables if p.solver else None, INT),
+                (p.solver.constraints if p.solver else None, INT),
+                (p.solver.integers if p.solver else None, INT),
+            ]
+            for p in run.plans
+        ],
+    )
+    assumption_rows = []
+    for p in run.plans:
+        a = p.scenario.assumptions
+        for f in fields(a):
+            key = ASSUMPTION_KEYS.get(f.name)
+            value = getattr(a, f.name)
+            unit = key.unit if key else ""
+            source = p.scenario.assumption_sources.get(f.name) or (
+                f"default: {key.source}" if key else "default"
+            )
+            style = Style.PERCENT if key is not None and key.fraction else Style.NUMBER
+            assumption_rows.append(
+                [(p.name, T), (f.name, T), (value, style), (unit, T), (source, T)]
+            )
+    blocks.block(
+        "Assumptions used",
+        "Audit_assumptions",
+        ["Scenario", "Key", "Value", "Unit", "Source"],
+        assumption_rows,
+    )
+    blocks.block(
+        "Scenario settings",
+        "Audit_scenarios",
+        [
+            "Scenario",
+            "Horizon (months)",
+            "Budget total (USD)",
+            "Budget capex (USD)",
+            "Budget monthly (USD)",
+            "Power cap (kW)",
+            "Allow buy",
+            "Allow rent",
+            "Excluded GPUs",
+            "Source files",
+        ],
+        [
+            [
+                (p.name, T),
+                (p.scenario.horizon_months, INT),
+                (p.scenario.budget_total, M),
+                (p.scenario.budget_capex, M),
+                (p.scenario.budget_monthly, M),
+                (p.scenario.power_cap_kw, N),
+                (p.scenario.allow_buy, Style.BOOL),
+                (p.scenario.allow_rent, Style.BOOL),
+                (", ".join(p.scenario.excluded_gpus), T),
+                (", ".join(str(f) for f in p.scenario.source_files), T),
+            ]
+            for p in run.plans
+        ],
+    )
+    blocks.block(
+        "GPUs",
+        "Audit_gpus",
+        [
+            "Scenario",
+            "GPU",
+            "VRAM (GB)",
+            "FP16 (TFLOPS)",
+            "Memory bandwidth (GB/s)",
+            "TDP (W)",
+            "NVLink",
+            "GPUs per server",
+            "Training MFU (%)",
+        ],
+        [
+            [
+                (p.name, T),
+                (g.name, T),
+                (g.vram_gb, N),
+                (g.fp16_tflops, N),
+                (g.memory_bandwidth_gbs, N),
+                (g.tdp_w, N),
+                (g.nvlink, Style.BOOL),
+                (g.max_per_node, INT),
+                (g.mfu_training, P),
+            ]
+            for p in run.plans
+            for g in p.scenario.gpus
+        ],
+    )
+    blocks.block(
+        "Offers (after scenario overrides)",
+        "Audit_offers",
+        [
+            "Scenario",
+            "Offer",
+            "GPU",
+            "Option",
+            "Price (USD)",
+            "Price unit",
+            "Term (months)",
+            "Max units",
+            "Available from (month)",
+            "Provider",
+            "Source",
+            "Prices row",
+        ],
+        [
+            [
+                (p.name, T),
+                (o.offer_id, T),
+                (o.gpu, T),
+                (o.option.value, T),
+                (o.price, M),
+                (_price_unit(o), T),
+                (o.term_months, INT),
+                (o.max_units, INT),
+                (o.available_from, INT),
+                (o.provider, T),
+                (o.source, T),
+                (o.row or None, INT),
+            ]
+            for p in run.plans
+            for o in p.scenario.offers
+        ],
+    )
+    blocks.block(
+        "Workloads",
+        "Audit_workloads",
+        [
+            "Scenario",
+            "Workload",
+            "Kind",
+            "Parameters (billions)",
+            "Precision",
+            "Tokens (training: job; batch: per month)",
+            "Demand (tokens/s)",
+            "Latency target (ms/token)",
+            "Start month",
+            "End month",
+            "Interruptible",
+        ],
+        [
+            [
+                (p.name, T),
+                (w.name, T),
+                (w.kind.value, T),
+                (w.params_b, N),
+                (w.precision.value, T),
+                (w.tokens, INT),
+                (w.tokens_per_second, N),
+                (w.latency_ms, N),
+                (w.start_month, INT),
+                (w.end_month if w.end_month is not None else p.scenario.horizon_months, INT),
+                (w.interruptible, Style.BOOL),
+            ]
+            for p in run.plans
+            for w in p.scenario.workloads
+        ],
+    )
+    return sheet

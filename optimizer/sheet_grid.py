@@ -1,0 +1,321 @@
+"""A sheet as a grid of styled cells, and its rendering with XlsxWriter.
+
+The result and comparison workbooks are first laid out as :class:`SheetModel`
+grids (pure data: cells with a value, a style and, for live formulas, the
+formula whose *cached value* is the solver's number), then rendered.
+XlsxWriter stores each formula's cached value, so pandas and any reader that
+does not recalculate see the numbers Excel shows. ``optimizer.in_place``
+renders the same grids with openpyxl.
+
+No cell holds NaN or infinity: such a value is written blank. All text goes
+through :func:`optimizer.cell_text.cell_text` into a string cell with a
+quote prefix, so text from users can never run as a formula.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+import xlsxwriter
+
+from optimizer.cell_text import cell_text
+
+# ---------------------------------------------------------------------------
+# The grid model
+
+
+class Style(StrEnum):
+    """How a cell looks; each renderer maps these to its own formats."""
+
+    TITLE = "title"
+    HEADER = "header"
+    SECTION = "section"
+    LABEL = "label"
+    TEXT = "text"
+    WRAP = "wrap"
+    NOTE = "note"
+    MARK = "mark"
+    MONEY = "money"
+    NUMBER = "number"
+    INTEGER = "integer"
+    HOURS = "hours"
+    PERCENT = "percent"
+    BOOL = "bool"
+    MONEY_FORMULA = "money_formula"
+    PERCENT_FORMULA = "percent_formula"
+    TOTAL_MONEY_FORMULA = "total_money_formula"
+    TOTAL_HOURS_FORMULA = "total_hours_formula"
+    TOTAL_LABEL = "total_label"
+
+
+# Number formats, shared by both renderers.
+NUMBER_FORMATS: dict[Style, str] = {
+    Style.MONEY: "$#,##0.00",
+    Style.MONEY_FORMULA: "$#,##0.00",
+    Style.TOTAL_MONEY_FORMULA: "$#,##0.00",
+    Style.NUMBER: "#,##0.00",
+    Style.INTEGER: "#,##0",
+    Style.HOURS: "#,##0.0",
+    Style.TOTAL_HOURS_FORMULA: "#,##0.0",
+    Style.PERCENT: "0.0%",
+    Style.PERCENT_FORMULA: "0.0%",
+}
+FORMULA_STYLES = frozenset(
+    {
+        Style.MONEY_FORMULA,
+        Style.PERCENT_FORMULA,
+        Style.TOTAL_MONEY_FORMULA,
+        Style.TOTAL_HOURS_FORMULA,
+    }
+)
+TEXT_STYLES = frozenset(
+    {
+        Style.TITLE,
+        Style.HEADER,
+        Style.SECTION,
+        Style.LABEL,
+        Style.TEXT,
+        Style.WRAP,
+        Style.NOTE,
+        Style.MARK,
+        Style.TOTAL_LABEL,
+    }
+)
+
+CellValue = float | int | str | bool | None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell. With ``formula`` set, ``value`` is the formula's cached result."""
+
+    value: CellValue
+    style: Style
+    formula: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """An Excel table over ``first_row..last_row`` (header row first), 0-based."""
+
+    name: str
+    first_row: int
+    first_col: int
+    last_row: int
+    last_col: int
+
+
+@dataclass(frozen=True)
+class Series:
+    name_cell: tuple[int, int]
+    values: tuple[int, int, int, int]  # first_row, first_col, last_row, last_col
+
+
+@dataclass(frozen=True)
+class Chart:
+    kind: str  # "stacked_column" or "line"
+    title: str  # fixed text only: never user text (XlsxWriter reads "=..." as a reference)
+    y_axis: str
+    y_format: str
+    categories: tuple[int, int, int, int]
+    series: tuple[Series, ...]
+    anchor: tuple[int, int]
+
+
+@dataclass
+class SheetModel:
+    """One sheet as a grid; ``freeze`` is (rows, columns) kept in view."""
+
+    name: str
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    freeze: tuple[int, int] | None = None
+    tables: list[Table] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    widths: dict[int, float] = field(default_factory=dict)  # set ones win over fitted ones
+
+    def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
+        """Any text, user-supplied or not: always made safe and stored as a string."""
+        self.cells[(row, col)] = Cell(cell_text(value), style)
+
+    def number(self, row: int, col: int, value: float | int | None, style: Style) -> None:
+        """A number; None, NaN and infinity leave the cell blank (styled)."""
+        self.cells[(row, col)] = Cell(finite_or_none(value), style)
+
+    def flag(self, row: int, col: int, value: bool | None) -> None:
+        self.cells[(row, col)] = Cell(value, Style.BOOL)
+
+    def formula(self, row: int, col: int, formula: str, cached: float | None, style: Style) -> None:
+        self.cells[(row, col)] = Cell(finite_or_none(cached), style, formula)
+
+    def header(self, row: int, col: int, headers: Sequence[str]) -> None:
+        for i, h in enumerate(headers):
+            self.text(row, col + i, h, Style.HEADER)
+
+    @property
+    def last_row(self) -> int:
+        return max((r for r, _ in self.cells), default=0)
+
+
+def finite_or_none(value: float | int | None) -> float | int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def a1(row: int, col: int) -> str:
+    """0-based (row, col) as an A1 reference."""
+    letters = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row + 1}"
+
+
+def column_letter(col: int) -> str:
+    return a1(0, col)[:-1]
+
+
+# ---------------------------------------------------------------------------
+# Rendering with XlsxWriter
+
+
+def fitted_widths(sheet: SheetModel) -> dict[int, float]:
+    """Column widths (characters) that fit the content; long text wraps past 50."""
+    widest: dict[int, float] = defaultdict(lambda: 8.0)
+    for (_, col), cell in sheet.cells.items():
+        value = cell.value
+        if isinstance(value, str):
+            if cell.style in (Style.NOTE, Style.SECTION, Style.TITLE):
+                continue  # notes and section titles may run over empty neighbours
+            longest = max((len(line) for line in value.splitlines()), default=0)
+            size = min(longest, 28 if cell.style is Style.HEADER else 50) + 2
+        elif isinstance(value, bool):
+            size = 7
+        elif isinstance(value, int | float):
+            size = len(f"{value:,.2f}") + 3
+        else:
+            continue
+        widest[col] = max(widest[col], float(size))
+    return {**widest, **sheet.widths}
+
+
+def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
+    formula: dict[str, object] = {"font_color": "#1F4E79", "bg_color": "#EEF3F8"}
+    total: dict[str, object] = {"bold": True, "top": 1}
+    props: dict[Style, dict[str, object]] = {
+        Style.TITLE: {"bold": True, "font_size": 14},
+        Style.HEADER: {
+            "bold": True,
+            "bg_color": "#D9E1F2",
+            "text_wrap": True,
+            "valign": "top",
+            "bottom": 1,
+        },
+        Style.SECTION: {"bold": True, "font_size": 12},
+        Style.LABEL: {},
+        Style.TEXT: {},
+        Style.WRAP: {"text_wrap": True, "valign": "top"},
+        Style.NOTE: {"italic": True, "font_color": "#595959"},
+        Style.MARK: {"align": "center", "font_color": "#006100"},
+        Style.BOOL: {"align": "center"},
+        Style.TOTAL_LABEL: {"bold": True, "top": 1},
+        Style.MONEY_FORMULA: formula,
+        Style.PERCENT_FORMULA: formula,
+        Style.TOTAL_MONEY_FORMULA: {**formula, **total},
+        Style.TOTAL_HOURS_FORMULA: {**formula, **total},
+    }
+    formats: dict[Style, object] = {}
+    for style in Style:
+        p = dict(props.get(style, {}))
+        if style in NUMBER_FORMATS:
+            p["num_format"] = NUMBER_FORMATS[style]
+        if style in TEXT_STYLES:
+            # The hidden apostrophe: editing the cell in Excel keeps "=..." as text.
+            p["quote_prefix"] = True
+        formats[style] = workbook.add_format(p)
+    return formats
+
+
+def _write_cell(ws: object, row: int, col: int, cell: Cell, fmt: object) -> None:
+    w = ws  # XlsxWriter's worksheet has no type hints
+    value = cell.value
+    if cell.formula is not None:
+        w.write_formula(row, col, cell.formula, fmt, "" if value is None else value)  # type: ignore[attr-defined]
+    elif value is None:
+        w.write_blank(row, col, None, fmt)  # type: ignore[attr-defined]
+    elif isinstance(value, bool):
+        w.write_boolean(row, col, value, fmt)  # type: ignore[attr-defined]
+    elif isinstance(value, str):
+        w.write_string(row, col, value, fmt)  # type: ignore[attr-defined]
+    else:
+        w.write_number(row, col, value, fmt)  # type: ignore[attr-defined]
+
+
+def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
+    """Write grids to ``path`` with XlsxWriter: values, cached formulas, tables, charts."""
+    workbook = xlsxwriter.Workbook(
+        str(path), {"strings_to_numbers": False, "strings_to_formulas": False}
+    )
+    workbook.set_properties({"title": "gpumix results", "comments": "Written by gpumix"})
+    formats = _xlsx_formats(workbook)
+    for model in sheets:
+        ws = workbook.add_worksheet(model.name)
+        for col, width in fitted_widths(model).items():
+            ws.set_column(col, col, width)
+        for (row, col), cell in sorted(model.cells.items()):
+            _write_cell(ws, row, col, cell, formats[cell.style])
+        for table in model.tables:
+            headers = [
+                model.cells[(table.first_row, c)]
+                for c in range(table.first_col, table.last_col + 1)
+            ]
+            ws.add_table(
+                table.first_row,
+                table.first_col,
+                table.last_row,
+                table.last_col,
+                {
+                    "name": table.name,
+                    "style": "Table Style Light 9",
+                    "autofilter": True,
+                    "columns": [
+                        {"header": str(h.value), "header_format": formats[Style.HEADER]}
+                        for h in headers
+                    ],
+                },
+            )
+            # add_table rewrites the header row; the cells below keep what was written.
+        for chart in model.charts:
+            _insert_chart(workbook, ws, model.name, chart)
+        if model.freeze:
+            ws.freeze_panes(*model.freeze)
+    workbook.close()
+
+
+def _insert_chart(workbook: xlsxwriter.Workbook, ws: object, sheet_name: str, spec: Chart) -> None:
+    if spec.kind == "stacked_column":
+        chart = workbook.add_chart({"type": "column", "subtype": "stacked"})
+    else:
+        chart = workbook.add_chart({"type": "line"})
+    for s in spec.series:
+        chart.add_series(
+            {
+                "name": [sheet_name, *s.name_cell],
+                "categories": [sheet_name, *spec.categories],
+                "values": [sheet_name, *s.values],
+                "gap": 50,
+            }
+        )
+    chart.set_title({"name": spec.title})
+    chart.set_x_axis({"name": "Month"})
+    chart.set_y_axis({"name": spec.y_axis, "num_format": spec.y_format})
+    chart.set_legend({"position": "bottom"})
+    ws.insert_chart(spec.anchor[0], spec.anchor[1], chart, {"x_scale": 1.5, "y_scale": 1.3})  # type: ignore[attr-defined]

@@ -1,0 +1,283 @@
+"""The result workbook: sheet names, every number to the cent, safe text, tables and charts."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.worksheet import Worksheet
+
+from optimizer.domain import CostCategory
+from optimizer.result_workbook import write_result_workbook
+from optimizer.results import RunResult
+from optimizer.schema import INPUT_SHEET_NAMES
+from optimizer.sheet_names import MAX_SHEET_NAME, SheetNamer, clean_sheet_text, scenario_sheet_names
+from tests.fake_plans import OD_PRICE, fake_plan, fake_run, infeasible_plan
+
+CENT = 0.005
+EVIL = '=HYPERLINK("http://x","y")'
+
+
+def _write(tmp_path: Path, run: RunResult, name: str = "results.xlsx") -> Path:
+    path = tmp_path / name
+    write_result_workbook(path, run)
+    return path
+
+
+def _values(path: Path) -> openpyxl.Workbook:
+    return openpyxl.load_workbook(path, data_only=True)
+
+
+def _row_by_label(ws: Worksheet, label: str) -> list[object]:
+    for row in ws.iter_rows(values_only=True):
+        if row[0] == label:
+            return list(row[1:])
+    raise AssertionError(f"no row labelled {label!r} in {ws.title}")
+
+
+# --- sheet names ----------------------------------------------------------
+
+
+def test_sheet_names_are_cleaned_short_unique_and_never_an_input_sheet() -> None:
+    long = "x" * 40
+    names = scenario_sheet_names(
+        ["a/b:c*?[d]\\e", long, long + "y", "GPUs", "README", "Base", "base"]
+    )
+    all_names = [n for kinds in names.values() for n in kinds.values()]
+    assert len({n.casefold() for n in all_names}) == len(all_names)
+    for n in all_names:
+        assert len(n) <= MAX_SHEET_NAME
+        assert not set(n) & set("[]:*?/\\")
+        assert n not in INPUT_SHEET_NAMES and n.casefold() not in {"summary", "audit"}
+    assert names["a/b:c*?[d]\\e"]["Cash flow"] == "a b c d e Cash flow"
+    # Long names keep the kind readable and still differ from each other.
+    assert names[long]["Options"].endswith(" Options")
+    assert names[long]["Options"] != names[long + "y"]["Options"]
+    assert names["Base"]["Fleet"] == "Base Fleet" and names["base"]["Fleet"] == "base (2) Fleet"
+
+
+def test_namer_never_hands_out_a_reserved_name() -> None:
+    namer = SheetNamer()
+    assert namer.name("summary") == "summary (2)"
+    assert namer.name("GPUs") == "GPUs (2)"
+    assert namer.name("Comparison") == "Comparison"
+    assert clean_sheet_text("'quoted'") == "quoted"
+
+
+def test_workbook_sheets_in_order(tmp_path: Path) -> None:
+    wb = _values(_write(tmp_path, fake_run(fake_plan("base"), infeasible_plan("tight"))))
+    assert wb.sheetnames == [
+        "Summary",
+        "Audit",
+        "base Cash flow",
+        "base Fleet",
+        "base Assignments",
+        "base Options",
+        "tight Cash flow",
+        "tight Fleet",
+        "tight Assignments",
+        "tight Options",
+    ]
+
+
+# --- numbers to the cent --------------------------------------------------
+
+
+def test_summary_holds_the_plans_numbers(tmp_path: Path) -> None:
+    a, b = fake_plan("a"), fake_plan("b", scale=2.0)
+    run = fake_run(a, b, infeasible_plan("c"))
+    ws = _values(_write(tmp_path, run))["Summary"]
+    assert _row_by_label(ws, "Status") == ["optimal", "optimal", "infeasible"]
+    totals = _row_by_label(ws, "Total cost (USD, after residual credit; the objective)")
+    assert totals[:2] == [
+        pytest.approx(a.total_cost, abs=CENT),
+        pytest.approx(b.total_cost, abs=CENT),
+    ]
+    assert totals[2] is None  # no plan: blank, never 0
+    cash = _row_by_label(ws, "Cash out (USD, undiscounted, purchases included, before credit)")
+    assert cash[0] == pytest.approx(a.cash_out, abs=CENT)
+    net = _row_by_label(ws, "Net undiscounted cost (USD) = cash out − residual credit")
+    assert a.cash_out is not None and a.residual_credit is not None
+    assert net[0] == pytest.approx(a.cash_out - a.residual_credit, abs=CENT)
+    assert _row_by_label(ws, "On-demand rent")[1] == pytest.approx(
+        b.costs[CostCategory.ON_DEMAND], abs=CENT
+    )
+    assert _row_by_label(ws, "Purchase (capex)")[0] == pytest.approx(50_000.0, abs=CENT)
+    assert _row_by_label(ws, "L40S: on-demand hours (paid GPU-hours)")[:2] == [
+        pytest.approx(300.75),
+        pytest.approx(601.5),
+    ]
+    assert _row_by_label(ws, "H100: GPUs bought")[0] == 2
+    assert _row_by_label(ws, "budget_capex (USD per USD of capex)")[0] == pytest.approx(0.1234)
+    assert (
+        _row_by_label(ws, "Diagnostic 1")[2] == "budget_total 1,000 USD is below the cheapest plan"
+    )
+
+
+def test_summary_savings_against_baselines(tmp_path: Path) -> None:
+    plan = fake_plan()
+    run = fake_run(plan)
+    ws = _values(_write(tmp_path, run))["Summary"]
+    rent = run.baselines[plan.name]["rent only"]
+    assert rent.total_cost is not None and plan.total_cost is not None
+    assert _row_by_label(ws, "rent only: total cost (USD)")[0] == pytest.approx(
+        rent.total_cost, abs=CENT
+    )
+    assert _row_by_label(ws, "rent only: saving (USD)")[0] == pytest.approx(12_345.67, abs=CENT)
+    assert _row_by_label(ws, "rent only: saving (% of the alternative)")[0] == pytest.approx(
+        12_345.67 / rent.total_cost
+    )
+    assert _row_by_label(ws, "best single GPU type: saving (USD)")[0] == pytest.approx(
+        1_000.01, abs=CENT
+    )
+    assert _row_by_label(ws, "buy only: total cost (USD)")[0] == "no plan (infeasible)"
+    assert _row_by_label(ws, "buy only: saving (USD)")[0] is None
+
+
+def test_cash_flow_cells_and_live_totals(tmp_path: Path) -> None:
+    plan = fake_plan()
+    path = _write(tmp_path, fake_run(plan))
+    ws = _values(path)["base Cash flow"]
+    rows = list(ws.iter_rows(values_only=True))
+    assert rows[0][0] == "Month" and rows[0][-1] == "Total (USD)"
+    for month, row in zip(plan.cash_flow, rows[1:4], strict=True):
+        assert row[0] == month.month
+        for j, category in enumerate(CostCategory):
+            assert row[j + 1] == pytest.approx(month.amounts[category], abs=CENT)
+        assert row[7] == pytest.approx(month.total, abs=CENT)
+    assert rows[4][0] == "Total"
+    assert rows[4][7] == pytest.approx(plan.cash_out, abs=CENT)
+    assert rows[4][4] == pytest.approx(plan.costs[CostCategory.ON_DEMAND], abs=CENT)
+    formulas = openpyxl.load_workbook(path)["base Cash flow"]
+    assert formulas["H2"].value == "=SUM(B2:G2)"
+    assert formulas["B5"].value == "=SUM(B2:B4)"
+    # Formulas look different from the solver's values.
+    assert formulas["H2"].font.color.rgb != formulas["G2"].font.color.rgb
+    assert formulas["B2"].number_format == "$#,##0.00"
+
+
+def test_fleet_assignments_and_options(tmp_path: Path) -> None:
+    plan = fake_plan()
+    wb = _values(_write(tmp_path, fake_run(plan)))
+    fleet = list(wb["base Fleet"].iter_rows(min_row=2, max_col=8, values_only=True))
+    l40s_month2 = next(r for r in fleet if r[0] == "L40S" and r[1] == 2)
+    assert l40s_month2[5] == pytest.approx(200.25) and l40s_month2[7] is None
+    h100_month1 = next(r for r in fleet if r[0] == "H100" and r[1] == 1)
+    assert h100_month1[2:5] == (2, 2, 0) and h100_month1[7] == pytest.approx(0.9)
+    assert wb["base Fleet"]["H2"].number_format == "0.0%"
+
+    rows = list(wb["base Assignments"].iter_rows(min_row=2, values_only=True))
+    for a, row in zip(plan.assignments, rows, strict=False):
+        assert row[:3] == (a.workload, a.gpu, a.month)
+        assert row[7] == pytest.approx(a.cost, abs=CENT)
+        if a.tokens:
+            assert row[9] == pytest.approx(a.cost / a.tokens * 1e6, abs=CENT)
+        else:
+            assert row[9] is None
+    total = rows[len(plan.assignments)]
+    assert total[0] == "Total" and total[7] == pytest.approx(
+        sum(a.cost for a in plan.assignments), abs=CENT
+    )
+
+    opts = list(wb["base Options"].iter_rows(min_row=2, values_only=True))
+    by_pair = {(r[0], r[1]): r for r in opts}
+    assert by_pair[("chat-8b", "H100")][14] == "✔"
+    assert by_pair[("chat-8b", "L40S")][2] == "no" and "latency" in str(
+        by_pair[("chat-8b", "L40S")][3]
+    )
+    lora = by_pair[("lora-7b", "L40S")]
+    assert lora[14] == "✔" and lora[10] == pytest.approx(OD_PRICE)
+    assert lora[12] == pytest.approx(300.75 * OD_PRICE, abs=CENT) and lora[13] == "USD per job"
+    # Realtime: GPUs per replica × price / (tokens/s × 3600) per million tokens.
+    chat = by_pair[("chat-8b", "H100")]
+    assert chat[12] == pytest.approx(1 * 3.15 / (2_345.6789 * 3600) * 1e6, abs=CENT)
+    assert by_pair[("lora-7b", "H100")][14] is None
+
+
+def test_audit_lists_files_assumptions_and_offers(tmp_path: Path) -> None:
+    source_file = tmp_path / "inputs.xlsx"
+    source_file.write_bytes(b"not really a workbook")
+    run = replace(fake_run(fake_plan()), input_files=(source_file, tmp_path / "gone.yaml"))
+    ws = _values(_write(tmp_path, run))["Audit"]
+    cells = [row for row in ws.iter_rows(values_only=True)]
+    flat = [v for row in cells for v in row if v is not None]
+    assert hashlib.sha256(b"not really a workbook").hexdigest() in flat
+    assert "file not found when writing" in flat
+    assert "0.1.0" in flat and "2026-12-02T16:00:00Z" in flat and "HiGHS 1.16.0" in flat
+    electricity = next(r for r in cells if r[1] == "electricity_per_kwh")
+    assert (
+        electricity[2] == pytest.approx(0.10)
+        and electricity[4] == "Assumptions sheet: utility bill 2026"
+    )
+    pue = next(r for r in cells if r[1] == "pue")
+    assert str(pue[4]).startswith("default: ")
+    buy = next(r for r in cells if r[1] == "H100|buy|1")
+    assert buy[4] == 25_000.0 and buy[9] == "Acme Cloud" and buy[10] == "vendor quote 2026-11"
+
+
+# --- safety ---------------------------------------------------------------
+
+
+def test_user_text_that_looks_like_a_formula_stays_text(tmp_path: Path) -> None:
+    plan = fake_plan(EVIL, chat=EVIL, source=EVIL, provider="@SUM(1)")
+    path = _write(tmp_path, fake_run(plan))
+    wb = openpyxl.load_workbook(path)  # formulas, not values: text must not be a formula
+    seen = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and (EVIL in cell.value or "@SUM(1)" in cell.value):
+                    assert cell.data_type == "s", (ws.title, cell.coordinate)
+                    assert cell.quotePrefix, (ws.title, cell.coordinate)
+                    seen += 1
+    assert seen >= 6  # summary header, assignments, options, audit offers, providers, sources
+    assert wb["Summary"]["B1"].value == EVIL
+
+
+def test_non_finite_numbers_are_written_blank(tmp_path: Path) -> None:
+    plan = fake_plan()
+    bad = replace(
+        plan,
+        gap=math.nan,
+        total_cost=math.inf,
+        fleet=tuple(replace(f, rented_hours=math.nan) for f in plan.fleet),
+        options=tuple(replace(o, latency_ms=math.inf) for o in plan.options),
+    )
+    path = _write(tmp_path, fake_run(bad, with_baselines=False))
+    wb = _values(path)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows(values_only=True):
+            for v in row:
+                assert not (isinstance(v, float) and not math.isfinite(v))
+    assert _row_by_label(wb["Summary"], "Proven gap (%)")[0] is None
+    assert wb["base Fleet"]["F2"].value is None
+
+
+def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
+    path = _write(tmp_path, fake_run(fake_plan()))
+    wb = openpyxl.load_workbook(path)
+    assert set(wb["base Cash flow"].tables) == {"CashFlow_1"}
+    assert wb["base Cash flow"].tables["CashFlow_1"].ref == "A1:H4"
+    assert set(wb["base Options"].tables) == {"Options_1"}
+    assert {"Audit_assumptions", "Audit_offers", "Audit_gpus"} <= set(wb["Audit"].tables)
+    assert wb["Summary"].freeze_panes == "B2"
+    assert wb["base Cash flow"].freeze_panes == "B2"
+    with zipfile.ZipFile(path) as z:
+        charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
+        xml = " ".join(z.read(n).decode() for n in charts)
+    assert len(charts) == 2  # monthly cash by category, GPUs by type
+    assert '<c:grouping val="stacked"/>' in xml
+    assert "Monthly cash by category" in xml and "GPUs in use by type" in xml
+    widths = wb["base Options"].column_dimensions
+    assert widths["D"].width >= 40  # the reasons column is readable
+
+
+def test_a_scenario_without_a_plan_gets_sheets_that_say_so(tmp_path: Path) -> None:
+    wb = _values(_write(tmp_path, fake_run(infeasible_plan("tight"))))
+    assert str(wb["tight Cash flow"]["A2"].value).startswith("No plan: status infeasible")
+    assert _row_by_label(wb["Summary"], "Status") == ["infeasible"]
