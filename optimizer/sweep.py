@@ -24,6 +24,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.executors import ProgressBar, open_executor, run_in_order
 from optimizer.results import Plan, SolverSettings, SolveStatus
 from optimizer.schema import ASSUMPTION_KEYS
+from optimizer.solve import solve_scenario
 
 SolveFn = Callable[[Scenario, SolverSettings], Plan]
 
@@ -535,12 +536,6 @@ def solve_summary(solve: SolveFn, scenario: Scenario, settings: SolverSettings) 
     return summarize_plan(solve(scenario, settings))
 
 
-def _default_solve() -> SolveFn:
-    from optimizer.solve import solve_scenario
-
-    return solve_scenario
-
-
 def run_sweep(
     base: Scenario,
     specs: Sequence[VarySpec],
@@ -548,7 +543,7 @@ def run_sweep(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: bool = False,
-    solve: SolveFn | None = None,
+    solve: SolveFn = solve_scenario,
     *,
     tornado: bool | None = None,
     refine_steps: int = 6,
@@ -561,16 +556,15 @@ def run_sweep(
     For one-way sweeps and tornados, each flip is then narrowed by
     ``refine_steps`` rounds of bisection (each round halves every bracket,
     with all brackets' midpoints solved together); 0 keeps the grid's brackets.
-    ``solve`` defaults to :func:`optimizer.solve.solve_scenario`.
+    ``solve`` is a parameter so that tests can stand in for the solver.
     """
-    solve_fn = solve if solve is not None else _default_solve()
     mode = sweep_mode(specs, tornado)
     todo = variants(base, specs, tornado)
     worker_settings = replace(settings, threads=1, progress=False)
     bar = ProgressBar(len(todo)) if progress else None
     with open_executor(jobs, scheduler, tasks=len(todo)) as executor:
         summaries = run_in_order(
-            executor, solve_summary, [(solve_fn, v.scenario, worker_settings) for v in todo], bar
+            executor, solve_summary, [(solve, v.scenario, worker_settings) for v in todo], bar
         )
         outcomes = tuple(
             VariantOutcome(v.index, v.setting, s) for v, s in zip(todo, summaries, strict=True)
@@ -581,7 +575,7 @@ def run_sweep(
             def solve_points(points: Sequence[tuple[str, float]]) -> list[PlanSummary]:
                 by_key = {s.key: s for s in specs}
                 jobs_args = [
-                    (solve_fn, apply_setting(base, by_key, (p,)), worker_settings) for p in points
+                    (solve, apply_setting(base, by_key, (p,)), worker_settings) for p in points
                 ]
                 bar = ProgressBar(len(jobs_args), label="refine") if progress else None
                 return run_in_order(executor, solve_summary, jobs_args, bar)
