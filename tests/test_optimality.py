@@ -37,7 +37,8 @@ import pytest
 from optimizer.check import check_plan, discount_factor
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.estimate import estimate_pairs
-from optimizer.results import Decisions, PairEstimate, SolverSettings, WorkHours
+from optimizer.results import Decisions, PairEstimate, SolverSettings, SolveStatus, WorkHours
+from tests.checked import solve_checked
 from tests.random_scenarios import random_scenario
 from tests.test_check import consistent_plan
 
@@ -409,3 +410,13 @@ def test_enumerated_plan_passes_the_checker(s: Scenario, best: Enumerated | None
     report = check_plan(s, consistent_plan(s, best.decisions, estimates), estimates)
     assert report.violations == []
     assert report.total_cost == pytest.approx(best.total_cost, abs=CENT)
+
+
+@pytest.mark.parametrize(("s", "best"), CASES_FOUND, ids=[s.name for s, _ in CASES_FOUND])
+def test_solver_total_equals_the_enumerated_minimum(s: Scenario, best: Enumerated | None) -> None:
+    plan = solve_checked(s, EXACT)
+    if best is None:
+        assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
+        return
+    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
+    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT)
