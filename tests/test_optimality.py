@@ -208,7 +208,12 @@ def _integer_choices(
         [g.name for g in s.gpus if (job.name, g.name) in pairs] if job.kind.is_training else [None]
     )
     replica_sets = [_replica_options(s, pairs, service, t) for t in s.months]
-    size = math.prod(len(x) for x in (*purchase_sets, *reservation_sets, picks, *replica_sets))
+    size = (
+        math.prod(len(x) for x in purchase_sets)
+        * math.prod(len(x) for x in reservation_sets)
+        * len(picks)
+        * math.prod(len(x) for x in replica_sets)
+    )
     if size > MAX_COMBINATIONS:
         raise TooBig(size)
     for purchases in itertools.product(*purchase_sets):
@@ -262,15 +267,15 @@ def _complete(
     if s.budget_capex is not None and capex > s.budget_capex + CENT:
         return None
     if s.power_cap_kw is not None:
-        draw = sum(owned[g.name, t_end] * (g.tdp_w or 0.0) * a.pue for g in s.gpus)
-        if draw > s.power_cap_kw * 1000 + 1e-9:
+        draw_w = sum(owned[c.name, t_end] * (c.tdp_w or 0.0) * a.pue for c in s.gpus)
+        if draw_w > s.power_cap_kw * 1000 + 1e-9:
             return None
 
     sources: dict[tuple[str, int], list[Source]] = {}
-    for g in s.gpus:
-        power = (g.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
+    for card in s.gpus:
+        power = (card.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
         for t in s.months:
-            idle = a.idle_power_fraction * h * owned[g.name, t] * power
+            idle = a.idle_power_fraction * h * owned[card.name, t] * power
             cost += idle * df[t]
             cash += idle
             marginal = (1 - a.idle_power_fraction) * power
@@ -280,17 +285,17 @@ def _complete(
                     None,
                     marginal * df[t],
                     marginal,
-                    a.max_utilization * h * owned[g.name, t],
+                    a.max_utilization * h * owned[card.name, t],
                     1.0,
                 ),
-                Source("res", None, 0.0, 0.0, h * reserved[g.name, t], 1.0),
+                Source("res", None, 0.0, 0.0, h * reserved[card.name, t], 1.0),
             ]
-            for o in s.offers_of(g.name):
+            for o in s.offers_of(card.name):
                 if o.option in (OfferOption.ON_DEMAND, OfferOption.SPOT) and t >= o.available_from:
                     cap = math.inf if o.max_units is None else o.max_units * h
                     eff = a.spot_efficiency if o.option is OfferOption.SPOT else 1.0
                     found.append(Source(o.offer_id, o.option, o.price * df[t], o.price, cap, eff))
-            sources[g.name, t] = sorted(found, key=lambda x: x.cost)
+            sources[card.name, t] = sorted(found, key=lambda x: x.cost)
 
     used: dict[tuple[str, int, str], float] = defaultdict(float)
     work: dict[tuple[str, str, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
