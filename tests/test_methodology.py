@@ -1,0 +1,76 @@
+"""docs/methodology.md stays in step with the code it explains."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from optimizer import estimate, schema
+from optimizer.docs_reference import assumption_default_text
+from optimizer.domain import Gpu, Kind, Workload
+from optimizer.results import PairEstimate
+
+DOC = (Path(__file__).parent.parent / "docs" / "methodology.md").read_text(encoding="utf-8")
+
+
+def _assumption_rows() -> list[str]:
+    section = DOC.split("## 4. Every assumption", 1)[1]
+    return [line for line in section.splitlines() if line.startswith("| `")]
+
+
+def test_assumption_table_lists_every_key_with_its_default_unit_and_source() -> None:
+    expected = [
+        f"| `{a.key}` | {assumption_default_text(a)} | {a.unit} | {a.source} |"
+        for a in schema.ASSUMPTIONS
+    ]
+    assert _assumption_rows() == expected
+
+
+@pytest.mark.parametrize(
+    "stated",
+    [
+        f"(params_b / 8) ^ {estimate.KV_SIZE_EXPONENT:g}",
+        f"adapters    = {estimate.LORA_TRAINABLE_SHARE:g} × N",
+        f"activations = {estimate.ACTIVATION_BYTES_PER_PARAM:g} bytes × N",
+        f"`c` = {estimate.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.PRETRAINING]:g}",
+        f"and {estimate.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.LORA]:g} for\nLoRA and QLoRA",
+    ],
+)
+def test_fixed_engineering_figures_match_the_estimator(stated: str) -> None:
+    assert stated in DOC
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_worked_examples_match_the_estimator() -> None:
+    from tests.builders import gpu, scenario, workload
+
+    h100 = gpu("H100")
+    rtx = gpu(
+        "RTX 4090", vram_gb=24.0, fp16_tflops=330.0, memory_bandwidth_gbs=1008.0, nvlink=False
+    )
+    l4 = gpu("L4", vram_gb=24.0, fp16_tflops=121.0, memory_bandwidth_gbs=300.0, nvlink=False)
+
+    def one(w: Workload, g: Gpu) -> PairEstimate:
+        return estimate.estimate_pair(scenario([g], [], [w]), w, g)
+
+    lora = workload("lora", "lora", params_b=7, tokens=1e9)
+    chat = workload("chat", "realtime_inference", params_b=8, tokens_per_second=1, latency_ms=50)
+    fast = workload("chat", "realtime_inference", params_b=8, tokens_per_second=1, latency_ms=20)
+    big = workload("big", "realtime_inference", params_b=405, tokens_per_second=1)
+    doc = _flat(DOC)
+    stated = [
+        f"needs 14 + 0.34 + 0.42 = {one(lora, rtx).memory_gb:.2f} GB",
+        f"3,600) = {one(lora, h100).gpu_hours:.2f} GPU-hours; on one RTX 4090 (330 TFLOPS)"
+        f" {one(lora, rtx).gpu_hours:.2f}",
+        f"= {one(chat, h100).latency_ms:.2f} ms (6.82 ms",
+        f"serves 98 / 0.02926 = {one(chat, h100).tokens_per_second_per_replica:,.0f} tokens/s",
+        f"57 sequences, {one(fast, h100).tokens_per_second_per_replica:,.0f} tokens/s",
+        f'"{one(big, h100).reason}"',
+        f'"{one(chat, l4).reason}"',
+    ]
+    for text in stated:
+        assert text in doc
