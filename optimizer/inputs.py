@@ -1,0 +1,120 @@
+"""The front door: any input path (workbook, scenario file, nothing) → checked Scenarios.
+
+``load_input`` reads the workbook (and the scenario file naming it), resolves
+every scenario and raises ONE InputError carrying every problem found in
+all of them, so that a user fixes everything in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import optimizer
+from optimizer.domain import LoadedInput, Scenario
+from optimizer.errors import InputError, Problem
+from optimizer.reader import WorkbookData, parse_workbook
+from optimizer.resolve import check_scenarios
+from optimizer.scenario_file import ScenarioFile, parse_scenario_file
+
+WORKBOOK_SUFFIXES = (".xlsx",)
+SCENARIO_FILE_SUFFIXES = (".yaml", ".yml")
+
+
+def bundled_example() -> Path:
+    """The example workbook shipped beside the package."""
+    return Path(optimizer.__file__).resolve().parent.parent / "workbooks" / "example.xlsx"
+
+
+def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedInput:
+    """Read and check an input; return its resolved scenarios (only ``scenario_names``, if given).
+
+    ``.xlsx``: the workbook's scenarios; ``.yaml``/``.yml``: the scenario
+    file's, on the workbook it names; ``None``: the bundled example.
+    """
+    if path is None:
+        path = bundled_example()
+        if not path.is_file():
+            raise InputError(
+                Problem(
+                    file=str(path),
+                    message="the bundled example workbook is missing from this installation; name an input file",
+                )
+            )
+    suffix = path.suffix.lower()
+    if suffix not in WORKBOOK_SUFFIXES + SCENARIO_FILE_SUFFIXES:
+        raise InputError(
+            Problem(
+                file=str(path),
+                message=f"cannot read a {suffix or 'extensionless'} file",
+                value=path.name,
+                expected="a workbook (.xlsx) or a scenario file (.yaml, .yml)",
+            )
+        )
+    if not path.exists():
+        raise InputError(Problem(file=str(path), message="file not found"))
+    problems: list[Problem] = []
+    scenario_file: ScenarioFile | None = None
+    if suffix in SCENARIO_FILE_SUFFIXES:
+        scenario_file, problems = parse_scenario_file(path)
+        if scenario_file is None:
+            raise InputError(problems)
+        workbook_path = scenario_file.workbook
+        if workbook_path.suffix.lower() not in WORKBOOK_SUFFIXES or not workbook_path.is_file():
+            where = scenario_file.workbook_where
+            problems.append(
+                Problem(
+                    file=str(path),
+                    row=where.line,
+                    message=f"workbook {workbook_path} not found (paths are relative to the scenario file)",
+                    value=str(workbook_path),
+                    expected="an existing .xlsx file",
+                )
+            )
+            raise InputError(problems)
+    else:
+        workbook_path = path
+    workbook, found = parse_workbook(workbook_path)
+    problems.extend(found)
+    scenarios, found = check_scenarios(workbook, scenario_file)
+    problems.extend(found)
+    if problems:
+        raise InputError(problems)
+    scenarios = _selected(path, scenarios, scenario_names)
+    return LoadedInput(
+        scenarios=scenarios,
+        files=(path, workbook_path) if scenario_file is not None else (path,),
+        gpu_count=len(workbook.gpus),
+        offer_count=len(workbook.offers),
+        workload_count=_workload_count(workbook, scenarios),
+    )
+
+
+def _selected(
+    path: Path, scenarios: tuple[Scenario, ...], names: Sequence[str]
+) -> tuple[Scenario, ...]:
+    if not names:
+        return scenarios
+    available = [s.name for s in scenarios]
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise InputError(
+            [
+                Problem(
+                    file=str(path),
+                    message=f"no scenario named {n!r}",
+                    value=n,
+                    expected="one of " + ", ".join(available),
+                )
+                for n in unknown
+            ]
+        )
+    wanted = set(names)
+    return tuple(s for s in scenarios if s.name in wanted)
+
+
+def _workload_count(workbook: WorkbookData, scenarios: Sequence[Scenario]) -> int:
+    """The workbook's workloads plus any a scenario file adds."""
+    names = {w.name for w in workbook.workloads}
+    names.update(w.name for s in scenarios for w in s.workloads)
+    return len(names)

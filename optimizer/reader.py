@@ -1,0 +1,1031 @@
+"""Reads an input workbook into typed rows, collecting every problem found.
+
+Stages inside this module, each a small pure function:
+
+1. ``xlsx_safety.check_xlsx_file`` vets the archive (zip bombs, entity bombs).
+2. python-calamine reads every cell value of the input sheets (fast); only
+   when the archive holds formulas or error cells does openpyxl (read-only)
+   find the formula cells with no saved value and the ``#N/A``-style errors,
+   which calamine would otherwise read as blank.
+3. Each row's cells are coerced by the column declarations of
+   ``optimizer.schema`` (``FieldSpec``) and built into the typed objects of
+   ``optimizer.domain``; what a row's kind needs is checked per row.
+4. Checks across rows and sheets: unique names, references that exist,
+   duplicate measurements, ``tdp_w`` where a type can be bought.
+
+The record builders (``coerce``, ``build_workload`` ...) are shared with
+``optimizer.scenario_file``, whose ``add_workloads`` entries follow the same
+rules as the Workloads sheet; only the location in messages differs
+(``SheetCell`` versus a YAML line, both behind ``Where``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, time, timedelta
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
+from optimizer.errors import InputError, Problem
+from optimizer.schema import (
+    ASSUMPTION_KEYS,
+    ASSUMPTIONS_SHEET_NAME,
+    GPUS,
+    PRICES,
+    SCENARIOS,
+    THROUGHPUT,
+    WORKLOADS,
+    AssumptionKey,
+    Column,
+    ColumnType,
+    Sheet,
+)
+from optimizer.xlsx_safety import ArchiveFacts, check_xlsx_file
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """How one field's raw value (a cell, or a YAML value) becomes a typed value."""
+
+    name: str
+    type: ColumnType
+    expected: str
+    required: bool = False
+    minimum: float | None = None
+    positive: bool = False
+    at_most_one: bool = False
+    allowed: tuple[str, ...] = ()
+
+    @classmethod
+    def of_column(cls, column: Column) -> FieldSpec:
+        # A fraction column is a share of something (MFU): more than 1 is impossible.
+        at_most_one = column.fraction
+        expected = column.expected + (", at most 1" if at_most_one else "")
+        return cls(
+            name=column.name,
+            type=column.type,
+            expected=expected,
+            required=column.required,
+            minimum=column.minimum,
+            positive=column.positive,
+            at_most_one=at_most_one,
+            allowed=column.allowed,
+        )
+
+    @classmethod
+    def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
+        if isinstance(key.default, bool):
+            return cls(name=key.key, type=ColumnType.BOOL, expected="TRUE or FALSE")
+        expected = "a number > 0" if key.positive else "a number ≥ 0"
+        if key.at_most_one:
+            expected += ", at most 1"
+        expected += f" ({key.unit})"
+        return cls(
+            name=key.key,
+            type=ColumnType.NUMBER,
+            expected=expected,
+            minimum=0.0,
+            positive=key.positive,
+            at_most_one=key.at_most_one,
+        )
+
+
+@dataclass(frozen=True)
+class UnreadableCell:
+    """A cell whose value cannot be used: a formula never calculated, an Excel error."""
+
+    reason: str
+    shown: str  # what the cell shows or holds, for the message
+
+
+class BadValue(Exception):
+    """Internal: a raw value does not fit its field; ``message`` says how."""
+
+    def __init__(self, message: str, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_TRUE = frozenset({"true", "yes", "1"})
+_FALSE = frozenset({"false", "no", "0"})
+
+
+def is_blank(raw: object) -> bool:
+    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+
+
+def shown(raw: object) -> object:
+    """A raw value as a message should show it (dates as ISO text, not reprs)."""
+    if isinstance(raw, UnreadableCell):
+        return raw.shown
+    if isinstance(raw, date | time):
+        return raw.isoformat()
+    if isinstance(raw, timedelta):
+        return str(raw)
+    return raw
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'H100'?`` when a known name is close (case ignored), else ''."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.5)
+    return f"; did you mean {by_lower[close[0]]!r}?" if close else ""
+
+
+def _number(raw: object) -> float:
+    if isinstance(raw, bool):
+        raise BadValue("TRUE/FALSE is not a number")
+    if isinstance(raw, date | time | timedelta):
+        raise BadValue("is a date or time, not a number")
+    if isinstance(raw, int | float):
+        value = float(raw)
+    elif isinstance(raw, str) and _PLAIN_NUMBER.fullmatch(raw.strip()):
+        value = float(raw.strip())
+    else:
+        raise BadValue("not a number")
+    if not math.isfinite(value):
+        raise BadValue("not a finite number")
+    return value
+
+
+def _bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, int | float) and raw in (0, 1):
+        return bool(raw)
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise BadValue("not TRUE or FALSE")
+
+
+def _text(raw: object) -> str:
+    if isinstance(raw, bool):
+        return "TRUE" if raw else "FALSE"
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    if isinstance(raw, date | time):
+        return raw.isoformat()
+    return str(raw).strip()
+
+
+def coerce(spec: FieldSpec, raw: object) -> object:
+    """The typed value of ``raw`` for ``spec``; None when blank. Raises BadValue."""
+    if isinstance(raw, UnreadableCell):
+        raise BadValue(raw.reason)
+    if is_blank(raw):
+        return None
+    kind = spec.type
+    if kind is ColumnType.TEXT:
+        return _text(raw)
+    if kind is ColumnType.BOOL:
+        return _bool(raw)
+    if kind is ColumnType.CHOICE:
+        text = _text(raw).lower()
+        if text not in spec.allowed:
+            raise BadValue(f"unknown {spec.name}{suggestion(text, spec.allowed)}")
+        return text
+    if kind is ColumnType.NAME_LIST:
+        if isinstance(raw, list | tuple):
+            return tuple(_text(item) for item in raw if not is_blank(item))
+        return tuple(part.strip() for part in _text(raw).split(",") if part.strip())
+    value = _number(raw)
+    if kind is ColumnType.INTEGER and not value.is_integer():
+        raise BadValue("not a whole number")
+    if spec.positive and value <= 0:
+        raise BadValue("must be more than 0")
+    if spec.minimum is not None and value < spec.minimum:
+        raise BadValue(f"must be at least {spec.minimum:g}")
+    if spec.at_most_one and value > 1:
+        raise BadValue("must be at most 1 (fractions are plain numbers: 0.05 is 5 %)")
+    return int(value) if kind is ColumnType.INTEGER else value
+
+
+# ---------------------------------------------------------------- locations
+
+
+class Where(Protocol):
+    """Where a record came from; builds Problems that point at it."""
+
+    @property
+    def label(self) -> str: ...
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem: ...
+
+    def whole(self, message: str) -> Problem: ...
+
+
+def column_letter(index: int) -> str:
+    """Excel's column letters for a 0-based column index (0 → A, 26 → AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A row of a sheet: file, sheet, Excel row number and where each column is."""
+
+    file: str
+    sheet: str
+    row: int
+    columns: Mapping[str, int]  # column name → 0-based index
+
+    @property
+    def label(self) -> str:
+        return f"sheet {self.sheet}, row {self.row}"
+
+    def cell(self, column: str) -> str | None:
+        index = self.columns.get(column)
+        return None if index is None else f"{column_letter(index)}{self.row}"
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem:
+        return Problem(
+            file=self.file,
+            message=message,
+            sheet=self.sheet,
+            row=self.row,
+            column=column,
+            cell=self.cell(column),
+            value=value,
+            expected=expected,
+        )
+
+    def whole(self, message: str) -> Problem:
+        return Problem(file=self.file, message=message, sheet=self.sheet, row=self.row)
+
+
+def coerce_fields(
+    specs: Mapping[str, FieldSpec], raw: Mapping[str, object], where: Where
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Every given field coerced (blanks left out), and a Problem per bad or missing one."""
+    values: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for name, spec in specs.items():
+        cell = raw.get(name)
+        try:
+            value = coerce(spec, cell)
+        except BadValue as bad:
+            problems.append(where.at(name, bad.message, shown(cell), bad.expected or spec.expected))
+            continue
+        if value is None:
+            if spec.required:
+                problems.append(where.at(name, "is blank", None, spec.expected))
+        else:
+            values[name] = value
+    return values, problems
+
+
+# ---------------------------------------------------------------- records
+
+SPECS: dict[str, dict[str, FieldSpec]] = {
+    sheet.name: {c.name: FieldSpec.of_column(c) for c in sheet.columns}
+    for sheet in (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)
+}
+ASSUMPTION_SPECS: dict[str, FieldSpec] = {
+    k: FieldSpec.of_assumption(a) for k, a in ASSUMPTION_KEYS.items()
+}
+SCENARIO_FIELDS: tuple[str, ...] = tuple(c.name for c in SCENARIOS.columns if c.name != "scenario")
+
+
+def _name_problem(name: str, where: Where, column: str) -> list[Problem]:
+    # Scenarios list names separated by commas, so a comma inside a name could never be referenced.
+    if "," in name:
+        return [where.at(column, "a name may not contain a comma", name, "a name without commas")]
+    return []
+
+
+def build_gpu(values: Mapping[str, Any], where: Where) -> tuple[Gpu | None, list[Problem]]:
+    problems = _name_problem(values["gpu"], where, "gpu") if "gpu" in values else []
+    if problems or not {"gpu", "vram_gb", "fp16_tflops"} <= values.keys():
+        return None, problems
+    rest = {k: v for k, v in values.items() if k != "gpu"}
+    return Gpu(name=values["gpu"], **rest), []
+
+
+def build_offer(values: Mapping[str, Any], where: Where) -> tuple[Offer | None, list[Problem]]:
+    """An offer with a provisional id; ``number_offers`` gives the final ids."""
+    problems: list[Problem] = []
+    option = values.get("option")
+    if option == OfferOption.RESERVED.value and "term_months" not in values:
+        problems.append(
+            where.at(
+                "term_months",
+                "is blank; a reserved offer needs its term",
+                None,
+                "a whole number ≥ 1 (months)",
+            )
+        )
+    if option is not None and option != OfferOption.RESERVED.value and "term_months" in values:
+        problems.append(
+            where.at(
+                "term_months",
+                f"is only for reserved offers, not {option}",
+                values["term_months"],
+                "blank",
+            )
+        )
+    if problems or not {"gpu", "option", "price"} <= values.keys():
+        return None, problems
+    rest = {k: v for k, v in values.items() if k not in ("gpu", "option")}
+    return Offer(offer_id="", gpu=values["gpu"], option=OfferOption(values["option"]), **rest), []
+
+
+def build_workload(
+    values: Mapping[str, Any], where: Where
+) -> tuple[Workload | None, list[Problem]]:
+    """A workload, after the checks of what its kind needs."""
+    problems = _name_problem(values["workload"], where, "workload") if "workload" in values else []
+    kind = Kind(values["kind"]) if "kind" in values else None
+    if kind is not None:
+        if kind is Kind.REALTIME_INFERENCE:
+            if "tokens_per_second" not in values:
+                problems.append(
+                    where.at(
+                        "tokens_per_second",
+                        "is blank; a realtime_inference workload needs its demand",
+                        None,
+                        "a number > 0 (tokens/s)",
+                    )
+                )
+            if values.get("interruptible") is True:
+                problems.append(
+                    where.at(
+                        "interruptible",
+                        "a realtime_inference workload cannot be interruptible (it never runs on spot)",
+                        True,
+                        "FALSE or blank",
+                    )
+                )
+        elif "tokens" not in values:
+            need = (
+                "tokens per month"
+                if kind is Kind.BATCH_INFERENCE
+                else "the tokens of the whole job"
+            )
+            problems.append(
+                where.at(
+                    "tokens",
+                    f"is blank; a {kind.value} workload needs {need}",
+                    None,
+                    "a number > 0 (tokens)",
+                )
+            )
+    start, end = values.get("start_month", 1), values.get("end_month")
+    if end is not None and start > end:
+        problems.append(
+            where.at(
+                "end_month",
+                f"the window runs backwards: start_month {start} is after end_month {end}",
+                end,
+                f"a month ≥ {start}",
+            )
+        )
+    if problems or kind is None or "workload" not in values:
+        return None, problems
+    rest = {k: v for k, v in values.items() if k not in ("workload", "kind", "precision")}
+    precision = Precision(values.get("precision", Precision.BF16.value))
+    return Workload(name=values["workload"], kind=kind, precision=precision, **rest), []
+
+
+def build_measurement(
+    values: Mapping[str, Any], where: Where
+) -> tuple[Measurement | None, list[Problem]]:
+    if not {"workload", "gpu"} <= values.keys():
+        return None, []
+    rest = {k: v for k, v in values.items() if k not in ("workload", "gpu")}
+    return Measurement(workload=values["workload"], gpu=values["gpu"], **rest), []
+
+
+def number_offers(offers: Sequence[Offer]) -> tuple[Offer, ...]:
+    """Give each offer its id ``gpu|option|n``, n counting that GPU's offers of that option in sheet order."""
+    counts: dict[tuple[str, OfferOption], int] = {}
+    numbered = []
+    for o in offers:
+        n = counts[(o.gpu, o.option)] = counts.get((o.gpu, o.option), 0) + 1
+        numbered.append(replace(o, offer_id=f"{o.gpu}|{o.option.value}|{n}"))
+    return tuple(numbered)
+
+
+# ---------------------------------------------------------------- workbook data
+
+
+@dataclass(frozen=True)
+class ScenarioRow:
+    """One row of sheet Scenarios: the non-blank cells, typed."""
+
+    name: str
+    where: SheetRow
+    settings: Mapping[
+        str, Any
+    ]  # scenario fields (horizon_months ... exclude_gpus) given in the row
+    assumptions: Mapping[str, float | bool]  # Assumptions keys given as columns
+
+    def origin(self) -> str:
+        return f"Scenarios sheet, row {self.where.row}"
+
+
+@dataclass(frozen=True)
+class AssumptionRow:
+    """One row of sheet Assumptions."""
+
+    key: str
+    value: float | bool | None  # None: blank, the default stands
+    source: str | None
+    where: SheetRow
+
+
+@dataclass(frozen=True)
+class WorkbookData:
+    """Everything read from one workbook, before any scenario is resolved.
+
+    Rows with a problem are left out of the typed tuples, but their names are
+    kept in ``gpu_names``/``workload_names`` so that references to them do not
+    raise a second, misleading "unknown name" problem.
+    """
+
+    path: Path
+    gpus: tuple[Gpu, ...] = ()
+    offers: tuple[Offer, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    measurements: tuple[Measurement, ...] = ()
+    scenarios: tuple[ScenarioRow, ...] = ()
+    assumptions: tuple[AssumptionRow, ...] = ()
+    has_scenarios_sheet: bool = False
+    gpu_names: frozenset[str] = frozenset()
+    workload_names: frozenset[str] = frozenset()
+    workload_rows: Mapping[str, SheetRow] = field(default_factory=dict)
+    measurement_rows: Mapping[tuple[str, str], SheetRow] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- sheets
+
+
+def normalize_header(raw: object) -> str:
+    """``Price (USD per GPU-hour)`` → ``price``: lower case, no parentheses, trimmed."""
+    return re.sub(r"\([^)]*\)", "", _text(raw)).strip().lower()
+
+
+@dataclass(frozen=True)
+class SheetTable:
+    """A sheet's header and non-blank data rows, raw values as read."""
+
+    name: str
+    columns: Mapping[str, int]  # normalized header → 0-based column index
+    header: tuple[str, ...]  # normalized header of every column, '' for blank ones
+    rows: tuple[tuple[int, tuple[object, ...]], ...]  # (Excel row number, values)
+
+
+def _find_sheet(names: Sequence[str], wanted: str) -> str | None:
+    for name in names:
+        if name == wanted:
+            return name
+    for name in names:
+        if name.strip().lower() == wanted.lower():
+            return name
+    return None
+
+
+def _table(
+    file: str,
+    sheet_name: str,
+    grid: list[list[object]],
+    unreadable: Mapping[tuple[int, int], UnreadableCell],
+    known: Iterable[str],
+) -> tuple[SheetTable, list[Problem]]:
+    problems: list[Problem] = []
+    header = tuple(normalize_header(v) for v in grid[0]) if grid else ()
+    columns: dict[str, int] = {}
+    wanted = set(known)
+    for index, name in enumerate(header):
+        if not name:
+            continue
+        if name in columns and name in wanted:
+            first = f"{column_letter(columns[name])}1"
+            problems.append(
+                Problem(
+                    file=file,
+                    message=f"column {name} appears twice (also in {first})",
+                    sheet=sheet_name,
+                    row=1,
+                    cell=f"{column_letter(index)}1",
+                    value=grid[0][index],
+                )
+            )
+            continue
+        columns.setdefault(name, index)
+    used = sorted(columns[c] for c in wanted if c in columns)
+    by_row: dict[int, list[tuple[int, UnreadableCell]]] = {}
+    for (row, col), bad in unreadable.items():
+        by_row.setdefault(row, []).append((col, bad))
+    rows = []
+    for r, values in enumerate(grid[1:], start=2):
+        cells = list(values)
+        for col, bad in by_row.get(r, ()):
+            if col < len(cells):
+                cells[col] = bad
+        if all(is_blank(cells[i]) for i in used if i < len(cells)):
+            continue
+        rows.append((r, tuple(cells)))
+    return SheetTable(sheet_name, columns, header, tuple(rows)), problems
+
+
+def _raw_record(
+    table: SheetTable, values: Sequence[object], names: Iterable[str]
+) -> dict[str, object]:
+    return {
+        n: values[table.columns[n]]
+        for n in names
+        if n in table.columns and table.columns[n] < len(values)
+    }
+
+
+def _missing_columns(file: str, table: SheetTable, sheet: Sheet) -> list[Problem]:
+    problems = []
+    present = [h for h in table.header if h]
+    for column in sheet.required_columns:
+        if column.name not in table.columns:
+            problems.append(
+                Problem(
+                    file=file,
+                    sheet=table.name,
+                    row=1,
+                    column=column.name,
+                    message=f"required column {column.name} is missing{suggestion(column.name, present)}",
+                    expected=f"a header {column.header!r} in row 1",
+                )
+            )
+    return problems
+
+
+def _unreadable_cells(
+    path: Path, facts: ArchiveFacts, sheets: Sequence[str], grids: Mapping[str, list[list[object]]]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]]:
+    """Formula cells with no saved value and Excel error cells, per sheet, as (row, 0-based col).
+
+    calamine reads both as blank, which would silently mean "not given".
+    Only runs openpyxl when the safety scan saw formulas or error cells.
+    """
+    found: dict[str, dict[tuple[int, int], UnreadableCell]] = {s: {} for s in sheets}
+    if not (facts.has_formulas or facts.has_error_cells):
+        return found
+    import openpyxl  # slow to import; most workbooks never need it
+
+    if facts.has_formulas:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+        try:
+            for name in sheets:
+                ws = book[name]
+                ws.reset_dimensions()  # never trust the stored used range
+                grid = grids[name]
+                for row in ws.iter_rows():
+                    for cell in row:
+                        if getattr(cell, "data_type", None) != "f":
+                            continue
+                        r, c = cell.row - 1, cell.column - 1
+                        cached = grid[r][c] if r < len(grid) and c < len(grid[r]) else ""
+                        if is_blank(cached):
+                            found[name][(cell.row, c)] = UnreadableCell(
+                                "formula has no saved value (the file was saved by a program that does not "
+                                "calculate formulas: open and save it in Excel or LibreOffice)",
+                                str(cell.value),
+                            )
+        finally:
+            book.close()
+    if facts.has_error_cells:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            for name in sheets:
+                ws = book[name]
+                ws.reset_dimensions()
+                for row in ws.iter_rows():
+                    for cell in row:
+                        if getattr(cell, "data_type", None) == "e":
+                            found[name][(cell.row, cell.column - 1)] = UnreadableCell(
+                                f"holds the Excel error {cell.value}", str(cell.value)
+                            )
+        finally:
+            book.close()
+    return found
+
+
+def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
+    import python_calamine
+
+    try:
+        book = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine raises its own error types for damaged parts
+        raise InputError(
+            Problem(
+                file=str(path),
+                message=f"cannot be read as a workbook ({exc})",
+                expected="an .xlsx file saved by Excel or LibreOffice",
+            )
+        ) from exc
+    try:
+        names = list(book.sheet_names)
+        wanted = [
+            found
+            for s in (
+                *(sh.name for sh in (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)),
+                ASSUMPTIONS_SHEET_NAME,
+            )
+            if (found := _find_sheet(names, s)) is not None
+        ]
+        grids: dict[str, list[list[object]]] = {
+            name: cast(
+                list[list[object]], book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            )
+            for name in wanted
+        }
+    except Exception as exc:
+        raise InputError(
+            Problem(file=str(path), message=f"cannot be read as a workbook ({exc})")
+        ) from exc
+    finally:
+        book.close()
+    return names, grids
+
+
+# ---------------------------------------------------------------- reading
+
+
+def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
+    """Read a workbook; return its data and every problem found in it.
+
+    Raises InputError only when nothing can be read at all (not a workbook,
+    damaged archive). Rows with problems are left out of the data.
+    """
+    facts = check_xlsx_file(path)
+    file = str(path)
+    names, grids = _read_grids(path)
+    unreadable = _unreadable_cells(path, facts, list(grids), grids)
+    problems: list[Problem] = []
+
+    def table(sheet: Sheet | str) -> SheetTable | None:
+        sheet_name = sheet if isinstance(sheet, str) else sheet.name
+        actual = _find_sheet(names, sheet_name)
+        if actual is None:
+            if isinstance(sheet, Sheet) and not sheet.optional_sheet:
+                problems.append(
+                    Problem(
+                        file=file,
+                        message=f"sheet {sheet_name} is missing (the workbook has {', '.join(names)})",
+                        expected=f"a sheet named {sheet_name}",
+                    )
+                )
+            return None
+        known = (
+            [c.name for c in sheet.columns]
+            if isinstance(sheet, Sheet)
+            else ["key", "value", "source"]
+        )
+        if sheet is SCENARIOS:
+            known += list(ASSUMPTION_KEYS)
+        t, found = _table(file, actual, grids[actual], unreadable[actual], known)
+        problems.extend(found)
+        if isinstance(sheet, Sheet):
+            problems.extend(_missing_columns(file, t, sheet))
+        return t
+
+    gpu_table, price_table, workload_table = table(GPUS), table(PRICES), table(WORKLOADS)
+    throughput_table, scenario_table, assumption_table = (
+        table(THROUGHPUT),
+        table(SCENARIOS),
+        table(ASSUMPTIONS_SHEET_NAME),
+    )
+
+    gpus, gpu_names, gpu_rows = _records(file, gpu_table, GPUS, build_gpu, "gpu", problems)
+    workloads, workload_names, workload_rows = _records(
+        file, workload_table, WORKLOADS, build_workload, "workload", problems
+    )
+    offers = _offers(file, price_table, gpu_names, problems)
+    measurements, measurement_rows = _measurements(
+        file, throughput_table, workloads, workload_names, gpu_names, problems
+    )
+    problems.extend(_tdp_needed(gpus, gpu_rows, offers))
+    scenarios = _scenarios(file, scenario_table, gpu_names, workload_names, problems)
+    assumptions = _assumptions(file, assumption_table, problems)
+    data = WorkbookData(
+        path=path,
+        gpus=gpus,
+        offers=offers,
+        workloads=workloads,
+        measurements=measurements,
+        scenarios=scenarios,
+        assumptions=assumptions,
+        has_scenarios_sheet=scenario_table is not None,
+        gpu_names=frozenset(gpu_names),
+        workload_names=frozenset(workload_names),
+        workload_rows={w.name: workload_rows[w.name] for w in workloads},
+        measurement_rows=measurement_rows,
+    )
+    return data, problems
+
+
+def read_workbook(path: Path) -> WorkbookData:
+    """Read a workbook into typed rows; raise one InputError with every problem found."""
+    data, problems = parse_workbook(path)
+    if problems:
+        raise InputError(problems)
+    return data
+
+
+def _rows(
+    file: str, table: SheetTable | None, sheet: Sheet
+) -> Iterable[tuple[SheetRow, dict[str, Any], list[Problem]]]:
+    if table is None:
+        return
+    specs = SPECS[sheet.name]
+    for r, values in table.rows:
+        where = SheetRow(file, table.name, r, table.columns)
+        typed, found = coerce_fields(specs, _raw_record(table, values, specs), where)
+        yield where, typed, found
+
+
+def _records(
+    file: str, table: SheetTable | None, sheet: Sheet, build: Any, key: str, problems: list[Problem]
+) -> tuple[tuple[Any, ...], set[str], dict[str, SheetRow]]:
+    """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names."""
+    built = []
+    names: set[str] = set()
+    rows: dict[str, SheetRow] = {}
+    seen: dict[str, SheetRow] = {}
+    for where, typed, found in _rows(file, table, sheet):
+        problems.extend(found)
+        name = typed.get(key)
+        if name is not None:
+            first = seen.get(name.lower())
+            if first is not None:
+                problems.append(
+                    where.at(
+                        key,
+                        f"duplicate name (first in row {first.row})",
+                        name,
+                        "a name used once in the sheet",
+                    )
+                )
+                continue
+            seen[name.lower()] = where
+            names.add(name)
+            rows[name] = where
+        record, more = build(typed, where)
+        problems.extend(more)
+        if record is not None and not found:
+            built.append(record)
+    return tuple(built), names, rows
+
+
+def _unknown_reference(
+    where: Where, column: str, name: str, sheet: str, known: Iterable[str]
+) -> Problem:
+    return where.at(
+        column,
+        f"not a name in sheet {sheet}{suggestion(name, known)}",
+        name,
+        f"a name from sheet {sheet}",
+    )
+
+
+def _offers(
+    file: str, table: SheetTable | None, gpu_names: set[str], problems: list[Problem]
+) -> tuple[Offer, ...]:
+    offers = []
+    for where, typed, found in _rows(file, table, PRICES):
+        bad = list(found)
+        if "gpu" in typed and typed["gpu"] not in gpu_names:
+            bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names))
+        offer, more = build_offer(typed, where)
+        bad.extend(more)
+        problems.extend(bad)
+        if offer is not None and not bad:
+            offers.append(replace(offer, row=where.row))
+    return number_offers(offers)
+
+
+def _measurements(
+    file: str,
+    table: SheetTable | None,
+    workloads: Sequence[Workload],
+    workload_names: set[str],
+    gpu_names: set[str],
+    problems: list[Problem],
+) -> tuple[tuple[Measurement, ...], dict[tuple[str, str], SheetRow]]:
+    kinds = {w.name: w.kind for w in workloads}
+    measurements = []
+    rows: dict[tuple[str, str], SheetRow] = {}
+    for where, typed, found in _rows(file, table, THROUGHPUT):
+        bad = list(found)
+        w, g = typed.get("workload"), typed.get("gpu")
+        if w is not None and w not in workload_names:
+            bad.append(_unknown_reference(where, "workload", w, "Workloads", workload_names))
+        if g is not None and g not in gpu_names:
+            bad.append(_unknown_reference(where, "gpu", g, "GPUs", gpu_names))
+        if w is not None and g is not None:
+            first = rows.get((w, g))
+            if first is not None:
+                bad.append(
+                    where.whole(
+                        f"duplicate measurement of workload {w!r} on GPU {g!r} (first in row {first.row})"
+                    )
+                )
+            else:
+                rows[(w, g)] = where
+        kind = kinds.get(w) if w is not None else None
+        if kind is Kind.REALTIME_INFERENCE and "gpu_hours" in typed:
+            bad.append(
+                where.at(
+                    "gpu_hours",
+                    f"is for training and batch_inference workloads; {w!r} is realtime_inference",
+                    typed["gpu_hours"],
+                    "blank (use tokens_per_second_per_replica)",
+                )
+            )
+        if (
+            kind is not None
+            and kind is not Kind.REALTIME_INFERENCE
+            and "tokens_per_second_per_replica" in typed
+        ):
+            bad.append(
+                where.at(
+                    "tokens_per_second_per_replica",
+                    f"is for realtime_inference workloads; {w!r} is {kind.value}",
+                    typed["tokens_per_second_per_replica"],
+                    "blank (use gpu_hours)",
+                )
+            )
+        problems.extend(bad)
+        m, _ = build_measurement(typed, where)
+        if m is not None and not bad:
+            measurements.append(m)
+    return tuple(measurements), rows
+
+
+def _tdp_needed(
+    gpus: Sequence[Gpu], rows: Mapping[str, SheetRow], offers: Sequence[Offer]
+) -> list[Problem]:
+    bought = {o.gpu for o in offers if o.option is OfferOption.BUY}
+    return [
+        rows[g.name].at(
+            "tdp_w",
+            f"is blank; GPU type {g.name!r} has a buy offer, and owned GPUs' power is costed",
+            None,
+            "a number > 0 (W)",
+        )
+        for g in gpus
+        if g.name in bought and g.tdp_w is None
+    ]
+
+
+def _scenarios(
+    file: str,
+    table: SheetTable | None,
+    gpu_names: set[str],
+    workload_names: set[str],
+    problems: list[Problem],
+) -> tuple[ScenarioRow, ...]:
+    if table is None:
+        return ()
+    allowed = {c.name for c in SCENARIOS.columns} | set(ASSUMPTION_KEYS)
+    for index, header in enumerate(table.header):
+        if header and header not in allowed:
+            problems.append(
+                Problem(
+                    file=file,
+                    sheet=table.name,
+                    row=1,
+                    cell=f"{column_letter(index)}1",
+                    message=f"unknown column {header!r}{suggestion(header, allowed)}",
+                    expected="a scenario field or an Assumptions key",
+                )
+            )
+    specs = {**SPECS[SCENARIOS.name], **ASSUMPTION_SPECS}
+    rows = []
+    seen: dict[str, SheetRow] = {}
+    for r, values in table.rows:
+        where = SheetRow(file, table.name, r, table.columns)
+        typed, found = coerce_fields(specs, _raw_record(table, values, specs), where)
+        bad = list(found)
+        name: str | None = typed.get("scenario")
+        if name is not None:
+            first = seen.get(name.lower())
+            if first is not None:
+                bad.append(
+                    where.at(
+                        "scenario",
+                        f"duplicate name (first in row {first.row})",
+                        name,
+                        "a name used once in the sheet",
+                    )
+                )
+            seen.setdefault(name.lower(), where)
+        for column, known, sheet in (
+            ("workloads", workload_names, "Workloads"),
+            ("exclude_gpus", gpu_names, "GPUs"),
+        ):
+            bad.extend(
+                _unknown_reference(where, column, n, sheet, known)
+                for n in typed.get(column, ())
+                if n not in known
+            )
+        problems.extend(bad)
+        if name is not None and not bad:
+            settings = {k: v for k, v in typed.items() if k in SCENARIO_FIELDS}
+            assumptions = {k: v for k, v in typed.items() if k in ASSUMPTION_KEYS}
+            rows.append(ScenarioRow(name, where, settings, assumptions))
+    return tuple(rows)
+
+
+def _assumptions(
+    file: str, table: SheetTable | None, problems: list[Problem]
+) -> tuple[AssumptionRow, ...]:
+    if table is None:
+        return ()
+    for column in ("key", "value"):
+        if column not in table.columns:
+            problems.append(
+                Problem(
+                    file=file,
+                    sheet=table.name,
+                    row=1,
+                    column=column,
+                    message=f"required column {column} is missing",
+                    expected=f"a header {column!r} in row 1",
+                )
+            )
+    if "key" not in table.columns:
+        return ()
+    rows = []
+    seen: dict[str, SheetRow] = {}
+    key_spec = FieldSpec("key", ColumnType.TEXT, "an assumption key")
+    source_spec = FieldSpec("source", ColumnType.TEXT, "text")
+    for r, values in table.rows:
+        where = SheetRow(file, table.name, r, table.columns)
+        raw = _raw_record(table, values, ("key", "value", "source"))
+        try:
+            key = coerce(key_spec, raw.get("key"))
+            source = coerce(source_spec, raw.get("source"))
+        except BadValue as bad:
+            problems.append(
+                where.at("key", bad.message, shown(raw.get("key")), "an assumption key")
+            )
+            continue
+        if not isinstance(key, str):
+            problems.append(
+                where.at("key", "is blank", shown(raw.get("value")), "an assumption key")
+            )
+            continue
+        spec = ASSUMPTION_SPECS.get(key)
+        if spec is None:
+            problems.append(
+                where.at(
+                    "key",
+                    f"unknown assumption key{suggestion(key, ASSUMPTION_KEYS)}",
+                    key,
+                    "a key listed in the README sheet",
+                )
+            )
+            continue
+        first = seen.get(key)
+        if first is not None:
+            problems.append(
+                where.at("key", f"duplicate key (first in row {first.row})", key, "each key once")
+            )
+            continue
+        seen[key] = where
+        try:
+            value = coerce(spec, raw.get("value"))
+        except BadValue as bad:
+            problems.append(
+                where.at(
+                    "value",
+                    f"{key}: {bad.message}",
+                    shown(raw.get("value")),
+                    bad.expected or spec.expected,
+                )
+            )
+            continue
+        # A NUMBER spec coerces to float, a BOOL spec to bool.
+        rows.append(
+            AssumptionRow(key, cast(float | bool | None, value), cast(str | None, source), where)
+        )
+    return tuple(rows)

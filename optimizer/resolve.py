@@ -1,0 +1,371 @@
+"""Turns a workbook's rows and a scenario file's overrides into one Scenario each.
+
+Precedence, lowest first: built-in defaults, the Assumptions sheet, the
+scenario's row in Scenarios (non-blank cells), the scenario file. Every
+assumption's source is kept (``Scenario.assumption_sources``). After every
+override, each scenario is checked on its own: windows inside its horizon,
+and ``params_b`` given wherever a GPU type of the scenario would need the
+estimate. References in the scenario file (base, names, offers) are checked
+here, because only here are the workbook and the file seen together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from optimizer.domain import Assumptions, Kind, Measurement, Offer, Scenario, Workload
+from optimizer.errors import InputError, Problem
+from optimizer.reader import ScenarioRow, Where, WorkbookData, suggestion
+from optimizer.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
+from optimizer.schema import ASSUMPTIONS
+
+IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A scenario's settings while overrides are being applied, with where each came from."""
+
+    horizon_months: int = 36
+    budget_total: float | None = None
+    budget_capex: float | None = None
+    budget_monthly: float | None = None
+    power_cap_kw: float | None = None
+    allow_buy: bool = True
+    allow_rent: bool = True
+    workloads: tuple[str, ...] | None = None  # None: every workload of the workbook
+    exclude_gpus: tuple[str, ...] = ()
+    assumptions: Assumptions = field(default_factory=Assumptions)
+    assumption_sources: Mapping[str, str] = field(default_factory=dict)
+    origins: Mapping[str, str] = field(default_factory=dict)  # setting → where it was set
+
+
+def default_settings(workbook: WorkbookData) -> Settings:
+    """Built-in defaults, then the workbook's Assumptions sheet."""
+    sources = {a.key: f"default: {a.source}" for a in ASSUMPTIONS}
+    values: dict[str, Any] = {}
+    for row in workbook.assumptions:
+        if row.value is not None:
+            values[row.key] = row.value
+            sources[row.key] = f"Assumptions sheet: {row.source or 'no source given'}"
+    return Settings(assumptions=replace(Assumptions(), **values), assumption_sources=sources)
+
+
+def apply_overrides(
+    settings: Settings,
+    values: Mapping[str, Any],
+    assumptions: Mapping[str, float | bool],
+    origin: Callable[[str], str],
+) -> Settings:
+    """``settings`` with ``values`` and ``assumptions`` laid on top; ``origin(key)`` says where each was set."""
+    sources = dict(settings.assumption_sources)
+    sources.update({key: origin(key) for key in assumptions})
+    origins = dict(settings.origins)
+    origins.update({key: origin(key) for key in values})
+    new_assumptions: dict[str, Any] = dict(assumptions)
+    return replace(
+        settings,
+        **values,
+        assumptions=replace(settings.assumptions, **new_assumptions),
+        assumption_sources=sources,
+        origins=origins,
+    )
+
+
+def _row_settings(base: Settings, row: ScenarioRow) -> Settings:
+    return apply_overrides(base, row.settings, row.assumptions, lambda _key: row.origin())
+
+
+# ---------------------------------------------------------------- building
+
+
+def _price_changed(offer: Offer, change: PriceChange) -> Offer:
+    before = offer.source or f"Prices sheet, row {offer.row}"
+    if change.multiply is not None:
+        price = offer.price * change.multiply
+        note = f"{before}; × {change.multiply:g} by {change.where.label}"
+    else:
+        price = change.price if change.price is not None else offer.price
+        note = f"{before}; replaced by {price:g} by {change.where.label}"
+    return replace(offer, price=price, source=note)
+
+
+def _offers(
+    workbook: WorkbookData, settings: Settings, changes: Sequence[PriceChange]
+) -> tuple[Offer, ...]:
+    offers = []
+    for offer in workbook.offers:
+        for change in changes:
+            if change.gpu == offer.gpu and change.option is offer.option:
+                offer = _price_changed(offer, change)
+        if offer.gpu in settings.exclude_gpus:
+            continue
+        if (offer.option.is_rent and not settings.allow_rent) or (
+            not offer.option.is_rent and not settings.allow_buy
+        ):
+            continue
+        offers.append(offer)
+    return tuple(offers)
+
+
+def build_scenario(
+    name: str,
+    settings: Settings,
+    workbook: WorkbookData,
+    source_files: tuple[Path, ...],
+    changes: Sequence[PriceChange] = (),
+    added: Sequence[Workload] = (),
+) -> Scenario:
+    """One fully resolved Scenario: offers, GPUs, workloads and measurements filtered."""
+    keep = set(settings.workloads) if settings.workloads is not None else None
+    workloads = tuple(w for w in workbook.workloads if keep is None or w.name in keep) + tuple(
+        added
+    )
+    gpus = tuple(g for g in workbook.gpus if g.name not in settings.exclude_gpus)
+    gpu_names = {g.name for g in gpus}
+    workload_names = {w.name for w in workloads}
+    measurements = tuple(
+        m for m in workbook.measurements if m.gpu in gpu_names and m.workload in workload_names
+    )
+    return Scenario(
+        name=name,
+        horizon_months=settings.horizon_months,
+        budget_total=settings.budget_total,
+        budget_capex=settings.budget_capex,
+        budget_monthly=settings.budget_monthly,
+        power_cap_kw=settings.power_cap_kw,
+        allow_buy=settings.allow_buy,
+        allow_rent=settings.allow_rent,
+        gpus=gpus,
+        offers=_offers(workbook, settings, changes),
+        workloads=workloads,
+        measurements=measurements,
+        assumptions=settings.assumptions,
+        assumption_sources=dict(settings.assumption_sources),
+        excluded_gpus=tuple(settings.exclude_gpus),
+        source_files=source_files,
+    )
+
+
+# ---------------------------------------------------------------- per-scenario checks
+
+
+def window_problems(
+    scenario: Scenario, wheres: Mapping[str, Where], horizon_origin: str | None
+) -> list[Problem]:
+    """Windows that run past this scenario's horizon (checked after every override)."""
+    horizon = scenario.horizon_months
+    set_in = (
+        f" (horizon_months from {horizon_origin})" if horizon_origin else " (the default horizon)"
+    )
+    problems = []
+    for w in scenario.workloads:
+        where = wheres.get(w.name)
+        if where is None:
+            continue
+        if w.end_month is not None and w.end_month > horizon:
+            problems.append(
+                where.at(
+                    "end_month",
+                    f"scenario {scenario.name!r}: the window ends in month {w.end_month}, past its {horizon}-month horizon{set_in}",
+                    w.end_month,
+                    f"a month from {w.start_month} to {horizon}",
+                )
+            )
+        elif w.start_month > horizon:
+            problems.append(
+                where.at(
+                    "start_month",
+                    f"scenario {scenario.name!r}: the window starts in month {w.start_month}, past its {horizon}-month horizon{set_in}",
+                    w.start_month,
+                    f"a month from 1 to {horizon}",
+                )
+            )
+    return problems
+
+
+def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[str, ...]:
+    """GPU types of the scenario where ``workload`` has neither measured memory nor measured speed.
+
+    There the estimator needs ``params_b``; empty when it is given.
+    """
+    if workload.params_b is not None:
+        return ()
+    missing = []
+    for gpu in scenario.gpus:
+        m: Measurement | None = scenario.measurement(workload.name, gpu.name)
+        memory = workload.vram_gb is not None or (m is not None and m.gpus_per_replica is not None)
+        speed = m is not None and (
+            m.tokens_per_second_per_replica is not None
+            if workload.kind is Kind.REALTIME_INFERENCE
+            else m.gpu_hours is not None
+        )
+        if not (memory and speed):
+            missing.append(gpu.name)
+    return tuple(missing)
+
+
+def _params_problems(
+    needs: Mapping[tuple[str, tuple[str, ...]], list[str]], wheres: Mapping[str, Where]
+) -> list[Problem]:
+    problems = []
+    for (workload, gpus), scenarios in needs.items():
+        where = wheres[workload]
+        figure = "memory (vram_gb or gpus_per_replica) and speed (a Throughput row)"
+        problems.append(
+            where.at(
+                "params_b",
+                f"is blank, and GPU type{'s' if len(gpus) > 1 else ''} {', '.join(gpus)} "
+                f"{'have' if len(gpus) > 1 else 'has'} no measured {figure} for workload {workload!r} "
+                f"(scenario{'s' if len(scenarios) > 1 else ''} {', '.join(scenarios)})",
+                None,
+                "a number > 0 (billion parameters)",
+            )
+        )
+    return problems
+
+
+# ---------------------------------------------------------------- scenario file references
+
+
+def _entry_problems(
+    entry: ScenarioEntry, workbook: WorkbookData, bases: Sequence[str]
+) -> list[Problem]:
+    where = entry.where
+    problems = []
+    if entry.base is not None and entry.base not in bases:
+        problems.append(
+            where.at(
+                "base",
+                f"no scenario {entry.base!r} in the workbook{suggestion(entry.base, bases)}",
+                entry.base,
+                "one of " + ", ".join(bases),
+            )
+        )
+    added = {w.name for w in entry.add_workloads}
+    for name in entry.settings.get("workloads", ()):
+        if name not in workbook.workload_names and name not in added:
+            problems.append(
+                where.at(
+                    "workloads",
+                    f"no workload {name!r} in the workbook{suggestion(name, workbook.workload_names)}",
+                    name,
+                    "a name from sheet Workloads",
+                )
+            )
+    for name in entry.settings.get("exclude_gpus", ()):
+        if name not in workbook.gpu_names:
+            problems.append(
+                where.at(
+                    "exclude_gpus",
+                    f"no GPU type {name!r} in the workbook{suggestion(name, workbook.gpu_names)}",
+                    name,
+                    "a name from sheet GPUs",
+                )
+            )
+    seen: dict[tuple[str, str], int] = {}
+    for change in entry.prices:
+        key = (change.gpu, change.option.value)
+        if key in seen:
+            problems.append(
+                change.where.whole(
+                    f"a second price change for {change.gpu} {change.option.value} (first on line {seen[key]})"
+                )
+            )
+        seen.setdefault(key, change.where.line)
+        if change.gpu not in workbook.gpu_names:
+            problems.append(
+                change.where.at(
+                    "gpu",
+                    f"no GPU type {change.gpu!r} in the workbook{suggestion(change.gpu, workbook.gpu_names)}",
+                    change.gpu,
+                    "a name from sheet GPUs",
+                )
+            )
+        elif not any(o.gpu == change.gpu and o.option is change.option for o in workbook.offers):
+            problems.append(
+                change.where.at(
+                    "option",
+                    f"the workbook has no {change.option.value} offer for {change.gpu}",
+                    change.option.value,
+                    "an option the Prices sheet offers for this GPU type",
+                )
+            )
+    for w in entry.add_workloads:
+        if w.name in workbook.workload_names:
+            row = workbook.workload_rows.get(w.name)
+            at = f" (sheet Workloads, row {row.row})" if row is not None else ""
+            problems.append(
+                entry.add_workload_wheres[w.name].at(
+                    "workload",
+                    f"a workload of this name is already in the workbook{at}",
+                    w.name,
+                    "a new name",
+                )
+            )
+    return problems
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def check_scenarios(
+    workbook: WorkbookData, scenario_file: ScenarioFile | None = None
+) -> tuple[tuple[Scenario, ...], list[Problem]]:
+    """Every scenario to solve, and every problem found while resolving them."""
+    defaults = default_settings(workbook)
+    rows = workbook.scenarios
+    row_settings = {row.name: _row_settings(defaults, row) for row in rows}
+    if not rows:
+        row_settings = {IMPLICIT_SCENARIO: defaults}
+    workbook_wheres: dict[str, Where] = dict(workbook.workload_rows)
+    problems: list[Problem] = []
+    built: list[tuple[Scenario, Mapping[str, Where], str | None]] = []
+    if scenario_file is None:
+        files: tuple[Path, ...] = (workbook.path,)
+        for name, settings in row_settings.items():
+            scenario = build_scenario(name, settings, workbook, files)
+            built.append((scenario, workbook_wheres, settings.origins.get("horizon_months")))
+    else:
+        files = (scenario_file.path, workbook.path)
+        bases = list(row_settings)
+        for entry in scenario_file.scenarios:
+            found = _entry_problems(entry, workbook, bases)
+            problems.extend(found)
+            if found:
+                continue
+            base = (
+                row_settings[entry.base]
+                if entry.base is not None
+                else next(iter(row_settings.values()))
+            )
+            settings = apply_overrides(base, entry.settings, entry.assumptions, entry.origin)
+            scenario = build_scenario(
+                entry.name, settings, workbook, files, entry.prices, entry.add_workloads
+            )
+            wheres = {**workbook_wheres, **entry.add_workload_wheres}
+            built.append((scenario, wheres, settings.origins.get("horizon_months")))
+    needs: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    all_wheres: dict[str, Where] = {}
+    for scenario, located, horizon_origin in built:
+        problems.extend(window_problems(scenario, located, horizon_origin))
+        for w in scenario.workloads:
+            missing = gpus_needing_params(w, scenario)
+            if missing and w.name in located:
+                needs.setdefault((w.name, missing), []).append(scenario.name)
+                all_wheres[w.name] = located[w.name]
+    problems.extend(_params_problems(needs, all_wheres))
+    return tuple(s for s, _, _ in built), problems
+
+
+def resolve_scenarios(
+    workbook: WorkbookData, scenario_file: ScenarioFile | None = None
+) -> tuple[Scenario, ...]:
+    """Every scenario to solve, resolved; raise one InputError with every problem found."""
+    scenarios, problems = check_scenarios(workbook, scenario_file)
+    if problems:
+        raise InputError(problems)
+    return scenarios

@@ -1,0 +1,589 @@
+"""Reads a scenario file (YAML) into typed overrides, every problem with its line.
+
+The file's shape is checked by closed pydantic models (``extra="forbid"``: an
+unknown key is a typo that would be silently ignored). Line numbers come
+from ``yaml.compose``'s node marks, so each problem names the file and line.
+``assumptions`` values and ``add_workloads`` entries follow the same rules as
+the Assumptions and Workloads sheets, with the record builders of
+``optimizer.reader``. References to the workbook (base scenario, GPU and
+workload names, offers) are checked later, by ``optimizer.resolve``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from optimizer.domain import OfferOption, Workload
+from optimizer.errors import InputError, Problem
+from optimizer.reader import (
+    ASSUMPTION_SPECS,
+    SPECS,
+    BadValue,
+    build_workload,
+    coerce,
+    coerce_fields,
+    shown,
+    suggestion,
+)
+from optimizer.schema import ASSUMPTION_KEYS, WORKLOADS
+
+MAX_FILE_BYTES = 5 * 1024 * 1024  # a scenario file is a page of text; refuse anything huge
+
+
+@dataclass(frozen=True)
+class YamlWhere:
+    """A place in a scenario file: its line, and the line of each key's value."""
+
+    file: str
+    line: int
+    context: str  # e.g. "scenario 'eu', add_workloads entry 1"
+    key_lines: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{Path(self.file).name}, line {self.line}"
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem:
+        return Problem(
+            file=self.file,
+            row=self.key_lines.get(column, self.line),
+            message=f"{self.context}, {column}: {message}",
+            value=value,
+            expected=expected,
+        )
+
+    def whole(self, message: str) -> Problem:
+        return Problem(file=self.file, row=self.line, message=f"{self.context}: {message}")
+
+
+@dataclass(frozen=True)
+class PriceChange:
+    """A ``prices`` entry: every offer of ``gpu`` and ``option`` gets a new price."""
+
+    gpu: str
+    option: OfferOption
+    multiply: float | None
+    price: float | None
+    where: YamlWhere
+
+
+@dataclass(frozen=True)
+class ScenarioEntry:
+    """One scenario of the file: only what it sets (``None`` budgets remove a limit)."""
+
+    name: str
+    where: YamlWhere
+    base: str | None
+    settings: Mapping[
+        str, Any
+    ]  # scenario fields as in sheet Scenarios (budget_total, workloads, ...)
+    assumptions: Mapping[str, float | bool]
+    prices: tuple[PriceChange, ...] = ()
+    add_workloads: tuple[Workload, ...] = ()
+    add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
+
+    def origin(self, key: str) -> str:
+        """Where a setting or assumption of this entry was written: ``eu.yaml, line 12``."""
+        return (
+            f"{Path(self.where.file).name}, line {self.where.key_lines.get(key, self.where.line)}"
+        )
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    path: Path
+    workbook: Path  # resolved relative to the file
+    workbook_where: YamlWhere
+    scenarios: tuple[ScenarioEntry, ...]
+
+
+# ---------------------------------------------------------------- models
+
+
+def _name(value: object) -> object:
+    # A GPU called 4090 is written `4090` in YAML, which loads as an int.
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return value
+
+
+def _whole(value: object) -> object:
+    # 24.0 is a whole number, as in a workbook cell; True is not a number.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool):
+        raise ValueError("TRUE/FALSE is not a number")
+    return value
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("TRUE/FALSE is not a number")
+    return value
+
+
+Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
+Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
+Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
+Switch = Annotated[bool, Field(strict=True)]
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BudgetModel(_Closed):
+    total: Usd | None = None
+    capex: Usd | None = None
+    monthly: Usd | None = None
+
+
+class PriceModel(_Closed):
+    gpu: Name
+    option: Literal["buy", "on_demand", "spot", "reserved"]
+    multiply: Usd | None = None
+    price: Usd | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> PriceModel:
+        if (self.multiply is None) == (self.price is None):
+            raise ValueError("give exactly one of multiply or price")
+        return self
+
+
+class ScenarioModel(_Closed):
+    name: Name
+    base: Name | None = None
+    horizon_months: Months | None = None
+    budget: BudgetModel | None = None
+    power_cap_kw: Usd | None = None
+    allow_buy: Switch | None = None
+    allow_rent: Switch | None = None
+    assumptions: dict[str, Any] = Field(default_factory=dict)
+    prices: list[PriceModel] = Field(default_factory=list)
+    exclude_gpus: list[Name] | None = None
+    workloads: list[Name] | None = None
+    add_workloads: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator(
+        "name",
+        "horizon_months",
+        "allow_buy",
+        "allow_rent",
+        "base",
+        "exclude_gpus",
+        "workloads",
+        mode="before",
+    )
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        # Only a limit (budget, power cap) can be removed with null; these cannot.
+        if value is None:
+            raise ValueError("may not be empty (null)")
+        return value
+
+
+class FileModel(_Closed):
+    workbook: Name
+    scenarios: list[Any] = Field(min_length=1)
+
+
+_MODELS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): FileModel,
+    ("scenarios",): ScenarioModel,
+    ("scenarios", "budget"): BudgetModel,
+    ("scenarios", "prices"): PriceModel,
+}
+
+# ---------------------------------------------------------------- nodes
+
+
+def _child(node: Node, part: object) -> tuple[Node | None, Node | None]:
+    """(key node, value node) of ``part`` inside ``node``, or (None, None)."""
+    if isinstance(node, MappingNode):
+        for key, value in node.value:
+            if isinstance(key, ScalarNode) and key.value == str(part):
+                return key, value
+    if isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        return None, node.value[part]
+    return None, None
+
+
+def _line_at(root: Node, loc: Sequence[object], key: bool = False) -> int:
+    """Line (1-based) of the node at ``loc``; with ``key``, of the last key itself."""
+    node, line = root, root.start_mark.line + 1
+    for part in loc:
+        key_node, value_node = _child(node, part)
+        if value_node is None:
+            continue  # pydantic's own loc parts (union tags) have no node
+        node = value_node
+        line = (key_node if key and key_node is not None else value_node).start_mark.line + 1
+    return line
+
+
+def _key_lines(node: Node | None) -> dict[str, int]:
+    if not isinstance(node, MappingNode):
+        return {}
+    return {str(k.value): v.start_mark.line + 1 for k, v in node.value if isinstance(k, ScalarNode)}
+
+
+def _structure_problems(file: str, root: Node) -> list[Problem]:
+    """Aliases (&a/*a: a YAML bomb's tool) and duplicate keys (YAML keeps the last, silently)."""
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            problems.append(
+                Problem(
+                    file=file,
+                    row=node.start_mark.line + 1,
+                    message="anchors and aliases (&name, *name) are not supported; write the values out",
+                )
+            )
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            keys: dict[str, int] = {}
+            for k, v in node.value:
+                text = str(k.value)
+                if text in keys:
+                    problems.append(
+                        Problem(
+                            file=file,
+                            row=k.start_mark.line + 1,
+                            message=f"key {text!r} appears twice (first on line {keys[text]})",
+                        )
+                    )
+                keys.setdefault(text, k.start_mark.line + 1)
+                stack.extend((k, v))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    return problems
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _pydantic_problems(
+    file: str, root: Node, error: ValidationError, prefix: tuple[object, ...] = ()
+) -> list[Problem]:
+    problems = []
+    for err in error.errors():
+        loc = (*prefix, *err["loc"])
+        path = ".".join(str(p) for p in loc) or "the file"
+        if err["type"] == "extra_forbidden":
+            key = str(loc[-1])
+            model = _MODELS.get(tuple(str(p) for p in loc[:-1] if not isinstance(p, int)))
+            allowed = list(model.model_fields) if model else []
+            problems.append(
+                Problem(
+                    file=file,
+                    row=_line_at(root, loc, key=True),
+                    message=f"unknown key {key!r} in {'.'.join(str(p) for p in loc[:-1]) or 'the file'}{suggestion(key, allowed)}",
+                    expected=("one of " + ", ".join(allowed)) if allowed else None,
+                )
+            )
+        elif err["type"] == "missing":
+            problems.append(
+                Problem(file=file, row=_line_at(root, loc[:-1]), message=f"key {path!r} is missing")
+            )
+        else:
+            message = str(err["msg"]).removeprefix("Value error, ")
+            value = err.get("input")
+            problems.append(
+                Problem(
+                    file=file,
+                    row=_line_at(root, loc),
+                    message=f"{path}: {message}",
+                    value=value if isinstance(value, str | int | float | bool) else None,
+                )
+            )
+    return problems
+
+
+def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]:
+    """Read a scenario file; return it (None when unusable) and every problem found."""
+    file = str(path)
+    if not path.is_file():
+        return None, [Problem(file=file, message="file not found")]
+    size = path.stat().st_size
+    if size == 0:
+        return None, [
+            Problem(
+                file=file,
+                message="the file is empty",
+                expected="a scenario file (workbook: ..., scenarios: [...])",
+            )
+        ]
+    if size > MAX_FILE_BYTES:
+        return None, [
+            Problem(
+                file=file,
+                message=f"the file is {size / 2**20:,.1f} MB",
+                expected=f"at most {MAX_FILE_BYTES // 2**20} MB",
+            )
+        ]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [
+            Problem(file=file, message=f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
+        ]
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is None:
+            return None, [
+                Problem(
+                    file=file,
+                    message="the file holds no YAML document",
+                    expected="workbook: ... and scenarios: [...]",
+                )
+            ]
+        problems = _structure_problems(file, root)
+        if problems:
+            return None, problems
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        reason = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(file=file, row=line, message=f"is not valid YAML: {reason}")]
+    if not isinstance(data, dict):
+        return None, [
+            Problem(
+                file=file,
+                row=1,
+                message="must be a mapping with keys workbook and scenarios",
+                value=shown(data) if not isinstance(data, list) else None,
+            )
+        ]
+    try:
+        top = FileModel.model_validate(data)
+    except ValidationError as exc:
+        problems = _pydantic_problems(file, root, exc)
+        if isinstance(data.get("scenarios"), list):
+            # Still check the scenarios, so one pass reports everything.
+            problems.extend(
+                p for i, s in enumerate(data["scenarios"]) for p in _scenario(path, root, i, s)[1]
+            )
+        return None, problems
+    problems = []
+    entries = []
+    names: dict[str, int] = {}
+    for index, raw in enumerate(top.scenarios):
+        entry, found = _scenario(path, root, index, raw)
+        problems.extend(found)
+        if entry is not None:
+            if entry.name in names:
+                problems.append(
+                    entry.where.whole(
+                        f"scenario name used twice (first on line {names[entry.name]})"
+                    )
+                )
+            names.setdefault(entry.name, entry.where.line)
+            entries.append(entry)
+    _, workbook_node = _child(root, "workbook")
+    workbook_where = YamlWhere(file, (workbook_node or root).start_mark.line + 1, "workbook")
+    result = ScenarioFile(
+        path=path,
+        workbook=path.parent / top.workbook,
+        workbook_where=workbook_where,
+        scenarios=tuple(entries),
+    )
+    return (result if not problems else None), problems
+
+
+def read_scenario_file(path: Path) -> ScenarioFile:
+    """Read a scenario file; raise one InputError with every problem found."""
+    result, problems = parse_scenario_file(path)
+    if problems or result is None:
+        raise InputError(problems or [Problem(file=str(path), message="cannot be read")])
+    return result
+
+
+def _scenario(
+    path: Path, root: Node, index: int, raw: object
+) -> tuple[ScenarioEntry | None, list[Problem]]:
+    file = str(path)
+    loc: tuple[object, ...] = ("scenarios", index)
+    _, scenarios_node = _child(root, "scenarios")
+    node = _child(scenarios_node, index)[1] if scenarios_node is not None else None
+    line = node.start_mark.line + 1 if node is not None else 1
+    if not isinstance(raw, dict):
+        return None, [
+            Problem(
+                file=file,
+                row=line,
+                message=f"scenarios.{index}: must be a mapping (name: ..., ...)",
+            )
+        ]
+    label = f"scenario {raw.get('name', index + 1)!r}"
+    where = YamlWhere(file, line, label, _key_lines(node))
+    problems: list[Problem] = []
+    model: ScenarioModel | None = None
+    try:
+        model = ScenarioModel.model_validate(raw)
+    except ValidationError as exc:
+        problems.extend(_pydantic_problems(file, root, exc, loc))
+    assumptions, found = _assumptions(raw.get("assumptions"), node, where)
+    problems.extend(found)
+    added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
+    problems.extend(found)
+    if model is None or problems:
+        return None, problems
+    settings: dict[str, Any] = {}
+    key_lines = dict(where.key_lines)
+    given = model.model_fields_set
+    for name in ("horizon_months", "power_cap_kw", "allow_buy", "allow_rent"):
+        if name in given:
+            settings[name] = getattr(model, name)
+    for name in ("exclude_gpus", "workloads"):
+        if name in given:
+            settings[name] = tuple(getattr(model, name))
+    if "budget" in given:
+        _, budget_node = _child(node, "budget") if node is not None else (None, None)
+        budget_lines = _key_lines(budget_node)
+        for part in ("total", "capex", "monthly"):
+            if model.budget is None or part in model.budget.model_fields_set:
+                settings[f"budget_{part}"] = (
+                    None if model.budget is None else getattr(model.budget, part)
+                )
+                key_lines[f"budget_{part}"] = budget_lines.get(part, key_lines.get("budget", line))
+    _, assumptions_node = _child(node, "assumptions") if node is not None else (None, None)
+    key_lines.update(_key_lines(assumptions_node))
+    where = YamlWhere(file, line, label, key_lines)
+    prices = _prices(model, node, file, label)
+    entry = ScenarioEntry(
+        name=model.name,
+        where=where,
+        base=model.base,
+        settings=settings,
+        assumptions=assumptions,
+        prices=prices,
+        add_workloads=added,
+        add_workload_wheres=wheres,
+    )
+    return entry, []
+
+
+def _assumptions(
+    raw: object, node: Node | None, where: YamlWhere
+) -> tuple[dict[str, float | bool], list[Problem]]:
+    if not isinstance(raw, dict):
+        return {}, []  # absent, or the wrong shape: pydantic reports that
+    _, assumptions_node = _child(node, "assumptions") if node is not None else (None, None)
+    lines = _key_lines(assumptions_node)
+    local = YamlWhere(where.file, where.line, where.context, lines)
+    values: dict[str, float | bool] = {}
+    problems = []
+    for key, value in raw.items():
+        spec = ASSUMPTION_SPECS.get(str(key))
+        if spec is None:
+            problems.append(
+                local.at(
+                    f"assumptions.{key}",
+                    f"unknown assumption key{suggestion(str(key), ASSUMPTION_KEYS)}",
+                    None,
+                    "a key of the Assumptions sheet",
+                )
+            )
+            continue
+        try:
+            typed = coerce(spec, value)
+        except BadValue as bad:
+            problems.append(
+                YamlWhere(where.file, lines.get(str(key), where.line), where.context).at(
+                    f"assumptions.{key}", bad.message, shown(value), spec.expected
+                )
+            )
+            continue
+        if typed is None:
+            problems.append(
+                YamlWhere(where.file, lines.get(str(key), where.line), where.context).at(
+                    f"assumptions.{key}", "is empty", None, spec.expected
+                )
+            )
+            continue
+        if isinstance(typed, float | bool):
+            values[str(key)] = typed
+    return values, problems
+
+
+def _prices(
+    model: ScenarioModel, node: Node | None, file: str, label: str
+) -> tuple[PriceChange, ...]:
+    _, prices_node = _child(node, "prices") if node is not None else (None, None)
+    changes = []
+    for index, price in enumerate(model.prices):
+        entry_node = _child(prices_node, index)[1] if prices_node is not None else None
+        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
+        where = YamlWhere(file, line, f"{label}, prices entry {index + 1}", _key_lines(entry_node))
+        changes.append(
+            PriceChange(price.gpu, OfferOption(price.option), price.multiply, price.price, where)
+        )
+    return tuple(changes)
+
+
+def _added_workloads(
+    raw: object, node: Node | None, file: str, label: str
+) -> tuple[tuple[Workload, ...], dict[str, YamlWhere], list[Problem]]:
+    if not isinstance(raw, list):
+        return (), {}, []
+    _, list_node = _child(node, "add_workloads") if node is not None else (None, None)
+    specs = SPECS[WORKLOADS.name]
+    workloads = []
+    wheres: dict[str, YamlWhere] = {}
+    problems: list[Problem] = []
+    for index, entry in enumerate(raw):
+        entry_node = _child(list_node, index)[1] if list_node is not None else None
+        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
+        where = YamlWhere(
+            file, line, f"{label}, add_workloads entry {index + 1}", _key_lines(entry_node)
+        )
+        if not isinstance(entry, dict):
+            problems.append(
+                where.whole("must be a mapping of Workloads columns (workload: ..., kind: ...)")
+            )
+            continue
+        unknown = [str(k) for k in entry if str(k) not in specs]
+        problems.extend(
+            where.at(
+                k, f"unknown key{suggestion(k, specs)}", None, "a column of the Workloads sheet"
+            )
+            for k in unknown
+        )
+        values, found = coerce_fields(specs, {str(k): v for k, v in entry.items()}, where)
+        workload, more = build_workload(values, where)
+        problems.extend([*found, *more])
+        if workload is not None and not found and not unknown:
+            if workload.name in wheres:
+                problems.append(
+                    where.at(
+                        "workload",
+                        f"added twice in this scenario (first on line {wheres[workload.name].line})",
+                        workload.name,
+                    )
+                )
+                continue
+            workloads.append(workload)
+            wheres[workload.name] = where
+    return tuple(workloads), wheres, problems

@@ -1,0 +1,428 @@
+"""Every kind of bad workbook input: ``gpumix validate`` exits 2, names the
+place and the value on stderr, prints nothing on stdout, and leaves the file
+byte-for-byte unchanged."""
+
+from __future__ import annotations
+
+import datetime
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+from optimizer.cli import main
+from optimizer.xlsx_safety import MAX_RATIO
+from tests.conftest import Sheets, set_cell, sha256, valid_sheets, write_sheets
+
+Edit = tuple[str, int, str, Any]  # sheet, Excel row, column, new value
+
+# (id, cell edits, fragments stderr must contain)
+CASES: list[tuple[str, list[Edit], list[str]]] = [
+    (
+        "text price",
+        [("Prices", 3, "price", "3,80 $")],
+        ["sheet Prices", "cell C3", "column price", "'3,80 $'", "a number ≥ 0 (USD)"],
+    ),
+    (
+        "fractional integer",
+        [("Prices", 2, "max_units", 3.5)],
+        ["sheet Prices", "cell E2", "column max_units", "not a whole number", "3.5"],
+    ),
+    ("negative price", [("Prices", 2, "price", -1)], ["cell C2", "must be at least 0", "-1"]),
+    (
+        "zero vram",
+        [("GPUs", 2, "vram_gb", 0)],
+        ["sheet GPUs", "cell B2", "column vram_gb", "must be more than 0", "a number > 0 (GB)"],
+    ),
+    (
+        "mfu above one",
+        [("GPUs", 3, "mfu_training", 35)],
+        ["sheet GPUs", "cell H3", "at most 1", "35"],
+    ),
+    (
+        "unknown kind",
+        [("Workloads", 2, "kind", "trainng")],
+        [
+            "sheet Workloads",
+            "cell B2",
+            "'trainng'",
+            "one of pretraining, fine_tuning, lora, qlora, batch_inference, realtime_inference",
+        ],
+    ),
+    (
+        "unknown precision",
+        [("Workloads", 3, "precision", "bf8")],
+        ["cell D3", "'bf8'", "one of fp32, bf16, fp16, fp8, int8, int4"],
+    ),
+    (
+        "unknown option",
+        [("Prices", 3, "option", "on-demand")],
+        [
+            "cell B3",
+            "'on-demand'",
+            "did you mean 'on_demand'",
+            "one of buy, on_demand, spot, reserved",
+        ],
+    ),
+    (
+        "bad boolean",
+        [("GPUs", 2, "nvlink", "maybe")],
+        ["cell F2", "column nvlink", "'maybe'", "TRUE or FALSE"],
+    ),
+    (
+        "training without tokens",
+        [("Workloads", 2, "tokens", None)],
+        ["sheet Workloads", "cell E2", "column tokens", "a lora workload needs"],
+    ),
+    (
+        "batch without tokens",
+        [("Workloads", 4, "tokens", None)],
+        ["cell E4", "batch_inference workload needs tokens per month"],
+    ),
+    (
+        "realtime without demand",
+        [("Workloads", 3, "tokens_per_second", None)],
+        ["cell F3", "column tokens_per_second", "realtime_inference workload needs"],
+    ),
+    (
+        "interruptible realtime",
+        [("Workloads", 3, "interruptible", True)],
+        ["cell K3", "column interruptible", "cannot be interruptible"],
+    ),
+    (
+        "reserved without term",
+        [("Prices", 5, "term_months", None)],
+        ["sheet Prices", "cell D5", "column term_months", "reserved offer needs its term"],
+    ),
+    (
+        "term on on-demand",
+        [("Prices", 3, "term_months", 12)],
+        ["cell D3", "only for reserved offers", "12"],
+    ),
+    (
+        "tdp missing for a bought type",
+        [("GPUs", 2, "tdp_w", None)],
+        ["sheet GPUs", "cell E2", "column tdp_w", "has a buy offer"],
+    ),
+    (
+        "params_b needed",
+        [("Workloads", 4, "params_b", None)],
+        ["sheet Workloads", "cell C4", "column params_b", "'batch-8b'", "H100, L40S", "scenario"],
+    ),
+    (
+        "duplicate gpu",
+        [("GPUs", 3, "gpu", "h100")],
+        ["sheet GPUs", "cell A3", "duplicate name (first in row 2)", "'h100'"],
+    ),
+    (
+        "duplicate workload",
+        [("Workloads", 4, "workload", "chat-8b")],
+        ["sheet Workloads", "cell A4", "duplicate name", "'chat-8b'"],
+    ),
+    (
+        "duplicate scenario",
+        [("Scenarios", 3, "scenario", "us")],
+        ["sheet Scenarios", "cell A3", "duplicate name", "'us'"],
+    ),
+    (
+        "duplicate measurement",
+        [
+            ("Throughput", 3, "workload", "lora-7b"),
+            ("Throughput", 3, "gpu", "H100"),
+            ("Throughput", 3, "tokens_per_second_per_replica", None),
+        ],
+        ["sheet Throughput", "row 3", "duplicate measurement", "'lora-7b'", "'H100'"],
+    ),
+    (
+        "unknown gpu in prices",
+        [("Prices", 4, "gpu", "H1OO")],
+        ["sheet Prices", "cell A4", "column gpu", "'H1OO'", "did you mean 'H100'"],
+    ),
+    (
+        "scenario lists unknown workload",
+        [("Scenarios", 3, "workloads", "lora-7b, chat-9b")],
+        ["sheet Scenarios", "cell E3", "'chat-9b'", "did you mean 'chat-8b'"],
+    ),
+    (
+        "scenario excludes unknown gpu",
+        [("Scenarios", 3, "exclude_gpus", "L40")],
+        ["sheet Scenarios", "cell F3", "'L40'", "did you mean 'L40S'"],
+    ),
+    (
+        "throughput for unknown workload",
+        [("Throughput", 2, "workload", "lora-70b")],
+        ["sheet Throughput", "cell A2", "'lora-70b'", "a name from sheet Workloads"],
+    ),
+    (
+        "throughput for unknown gpu",
+        [("Throughput", 3, "gpu", "L4")],
+        ["sheet Throughput", "cell B3", "'L4'"],
+    ),
+    (
+        "measured figure of the wrong kind",
+        [("Throughput", 2, "tokens_per_second_per_replica", 100)],
+        ["sheet Throughput", "cell E2", "is for realtime_inference workloads"],
+    ),
+    (
+        "unknown assumption key",
+        [("Assumptions", 2, "key", "electricity_per_kWh_usd")],
+        [
+            "sheet Assumptions",
+            "cell A2",
+            "unknown assumption key",
+            "did you mean 'electricity_per_kwh'",
+        ],
+    ),
+    (
+        "duplicate assumption key",
+        [("Assumptions", 3, "key", "electricity_per_kwh")],
+        ["sheet Assumptions", "cell A3", "duplicate key (first in row 2)"],
+    ),
+    (
+        "assumption of the wrong type",
+        [("Assumptions", 3, "value", "high")],
+        ["sheet Assumptions", "cell B3", "pue: not a number", "'high'", "a number > 0 (ratio)"],
+    ),
+    (
+        "assumption out of range",
+        [("Assumptions", 4, "key", "max_utilization"), ("Assumptions", 4, "value", 1.5)],
+        ["cell B4", "max_utilization: must be at most 1", "1.5"],
+    ),
+    (
+        "negative assumption",
+        [("Assumptions", 2, "value", -0.1)],
+        ["cell B2", "electricity_per_kwh: must be at least 0", "-0.1"],
+    ),
+    (
+        "unknown Scenarios column",
+        [("Scenarios", 2, "budget_totl", 5)],
+        [
+            "sheet Scenarios",
+            "cell H1",
+            "unknown column 'budget_totl'",
+            "did you mean 'budget_total'",
+        ],
+    ),
+    (
+        "Scenarios assumption out of range",
+        [("Scenarios", 2, "goodput", 2)],
+        ["sheet Scenarios", "cell H2", "column goodput", "at most 1"],
+    ),
+    (
+        "window runs backwards",
+        [("Workloads", 2, "start_month", 4)],
+        ["sheet Workloads", "cell J2", "runs backwards", "start_month 4 is after end_month 3"],
+    ),
+    (
+        "window past one scenario's horizon",
+        [("Workloads", 2, "end_month", 13)],
+        [
+            "sheet Workloads",
+            "cell J2",
+            "column end_month",
+            "scenario 'eu'",
+            "12-month horizon",
+            "Scenarios sheet, row 3",
+        ],
+    ),
+    (
+        "start past the horizon",
+        [("Workloads", 4, "start_month", 30)],
+        ["cell I4", "scenario 'us'", "starts in month 30", "24-month horizon"],
+    ),
+    (
+        "date in a number cell",
+        [("Prices", 3, "price", datetime.date(2024, 3, 1))],
+        ["cell C3", "is a date or time", "2024-03-01"],
+    ),
+    (
+        "boolean in a number cell",
+        [("GPUs", 2, "fp16_tflops", True)],
+        ["cell C2", "TRUE/FALSE is not a number"],
+    ),
+    (
+        "comma in a name",
+        [("GPUs", 3, "gpu", "L40S, 48GB")],
+        ["sheet GPUs", "cell A3", "may not contain a comma"],
+    ),
+    (
+        "required cell blank",
+        [("GPUs", 3, "fp16_tflops", None)],
+        ["sheet GPUs", "cell C3", "column fp16_tflops", "is blank"],
+    ),
+    (
+        "Excel error value",
+        [("Prices", 3, "price", "#N/A")],
+        ["sheet Prices", "cell C3", "holds the Excel error #N/A"],
+    ),
+]
+
+
+def _apply(edits: list[Edit]) -> Sheets:
+    sheets = valid_sheets()
+    for sheet, row, column, value in edits:
+        set_cell(sheets, sheet, row, column, value)
+    return sheets
+
+
+def _validate_fails(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    before = sha256(path)
+    code = main(["validate", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    assert sha256(path) == before
+    return err
+
+
+@pytest.mark.parametrize(
+    ("edits", "fragments"), [(e, f) for _, e, f in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_cell_is_reported_with_its_place_and_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit], fragments: list[str]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply(edits))
+    err = _validate_fails(path, capsys)
+    assert "input.xlsx" in err
+    for fragment in fragments:
+        assert fragment in err, f"{fragment!r} not in:\n{err}"
+
+
+def test_every_problem_is_reported_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edits = [edit for _, case, _ in CASES[:6] for edit in case]
+    err = _validate_fails(write_sheets(tmp_path / "input.xlsx", _apply(edits)), capsys)
+    assert err.startswith("6 problems in the input:")
+    for cell in ("cell C3", "cell E2", "cell C2", "cell B2", "cell H3"):
+        assert cell in err
+
+
+def test_valid_workbook_passes_and_prints_the_summary(
+    write_workbook: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["validate", str(write_workbook())])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert out == "input.xlsx: OK — 2 GPU types, 5 offers, 3 workloads, 2 scenarios (us, eu)\n"
+
+
+def test_missing_required_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sheets = valid_sheets()
+    sheets["Workloads"][0][1] = "kinds"
+    err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    assert (
+        "sheet Workloads, row 1, column kind: required column kind is missing; did you mean 'kinds'?"
+        in err
+    )
+
+
+def test_missing_required_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sheets = valid_sheets()
+    del sheets["Prices"]
+    err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    assert (
+        "sheet Prices is missing (the workbook has GPUs, Workloads, Throughput, Scenarios, Assumptions)"
+        in err
+    )
+
+
+def test_formula_without_a_saved_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # openpyxl writes the formula and no cached value, as any script would.
+    path = write_sheets(tmp_path / "input.xlsx", _apply([("Prices", 3, "price", "=C2*0.9")]))
+    err = _validate_fails(path, capsys)
+    assert "sheet Prices, cell C3, column price: formula has no saved value" in err
+    assert "'=C2*0.9'" in err
+
+
+def test_formula_with_a_saved_value_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    # Put a formula with its cached result in C3, as Excel saves it.
+    _rewrite_member(path, "xl/worksheets/sheet2.xml", b"<v>3.15</v>", b"<f>1+2.15</f><v>3.15</v>")
+    from optimizer.inputs import load_input
+
+    loaded = load_input(path)
+    assert loaded.scenarios[0].offers[1].price == 3.15
+
+
+def _rewrite_member(path: Path, member: str, old: bytes, new: bytes) -> None:
+    with zipfile.ZipFile(path) as archive:
+        contents = {i.filename: archive.read(i.filename) for i in archive.infolist()}
+    assert old in contents[member]
+    contents[member] = contents[member].replace(old, new, 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+
+
+# ---------------------------------------------------------------- files that are not workbooks
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.xlsx"
+    path.write_bytes(b"")
+    assert "empty.xlsx: the file is empty" in _validate_fails(path, capsys)
+
+
+def test_text_file_named_xlsx(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "notes.xlsx"
+    path.write_text("gpu,price\nH100,3.15\n")
+    assert "notes.xlsx: is not an Excel workbook (not a zip archive)" in _validate_fails(
+        path, capsys
+    )
+
+
+def test_zip_that_is_not_a_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "other.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    assert "is a zip archive but not an Excel workbook" in _validate_fails(path, capsys)
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["validate", str(tmp_path / "nope.xlsx")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert "nope.xlsx: file not found" in err
+
+
+def test_unknown_extension(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "input.csv"
+    path.write_text("gpu\n")
+    err = _validate_fails(path, capsys)
+    assert "input.csv: cannot read a .csv file" in err
+    assert "expected a workbook (.xlsx) or a scenario file (.yaml, .yml)" in err
+
+
+def test_zip_bomb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_sheets(tmp_path / "bomb.xlsx", valid_sheets())
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
+        # 20 MB of zeros compress about 1000:1.
+        archive.writestr("xl/media/padding.bin", b"\0" * (20 * 2**20))
+    err = _validate_fails(path, capsys)
+    assert "member xl/media/padding.bin is compressed" in err
+    assert f"expected at most {MAX_RATIO}:1" in err
+
+
+def test_xml_entity_bomb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_sheets(tmp_path / "entities.xlsx", valid_sheets())
+    doctype = (
+        b'<!DOCTYPE lolz [<!ENTITY lol "lol">'
+        b'<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>'
+    )
+    _rewrite_member(path, "xl/worksheets/sheet1.xml", b"<worksheet", doctype + b"<worksheet")
+    err = _validate_fails(path, capsys)
+    assert "member xl/worksheets/sheet1.xml declares a DOCTYPE or ENTITY" in err
+
+
+def test_error_cell_written_by_openpyxl_is_an_error_type() -> None:
+    # Guards the "Excel error value" case above: openpyxl stores "#N/A" as an error cell.
+    ws = openpyxl.Workbook().active
+    assert ws is not None
+    ws["A1"] = "#N/A"
+    assert ws["A1"].data_type == "e"
