@@ -244,8 +244,8 @@ def _binding_caps(built: BuiltModel, w: Workload) -> str:
         if _at_cap(built, o, H):
             capped[(o.gpu, o.option)] += o.max_units
     parts = [
-        f"{gpu} {option.value} offers are capped at {cap:,}"
-        + (" GPUs" if option in (OfferOption.BUY, OfferOption.RESERVED) else " GPUs a month")
+        f"{gpu} {option.value} offers are capped at {cap:,} GPU{'' if cap == 1 else 's'}"
+        + ("" if option in (OfferOption.BUY, OfferOption.RESERVED) else " a month")
         for (gpu, option), cap in capped.items()
     ]
     if late:

@@ -203,7 +203,7 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
     model_status = highs.getModelStatus()
     hinfo = highs.getInfo()
     has_incumbent = int(hinfo.primal_solution_status) == 2  # kSolutionStatusFeasible
-    status = _solve_status(highs.modelStatusToString(model_status), None, None, has_incumbent)
+    status = _solve_status(model_status, None, None, has_incumbent)
     gap: float | None = None
     if status is SolveStatus.OPTIMAL:
         gap = float(hinfo.mip_gap) if _has_integers(problem) else 0.0
@@ -220,24 +220,29 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
 
 
 def _solve_status(
-    highs_status: str | None,
+    highs_status: Any | None,
     pulp_status: int | None,
     pulp_solution_status: int | None,
     has_incumbent: bool | None,
 ) -> SolveStatus:
     """The one place solver statuses become :class:`SolveStatus`.
 
-    HiGHS: its own model status (PuLP 3.3.2 calls a run stopped by the time
-    limit "Optimal"). A limit with an incumbent is TIME_LIMIT; without one,
-    ERROR. CBC (through PuLP): PuLP's status and solution status.
+    HiGHS: its own ``HighsModelStatus`` (PuLP 3.3.2 calls a run stopped by
+    the time limit "Optimal"). A time, iteration or solution limit or an
+    interrupt with an incumbent is TIME_LIMIT; without one, ERROR. CBC
+    (through PuLP): PuLP's status and solution status.
     """
     if highs_status is not None:
-        text = highs_status.lower()
-        if text == "optimal":
+        import highspy
+
+        ms = highspy.HighsModelStatus
+        if highs_status == ms.kOptimal:
             return SolveStatus.OPTIMAL
-        if text in ("infeasible", "primal infeasible or unbounded"):
+        if highs_status in (ms.kInfeasible, ms.kUnboundedOrInfeasible):
+            # Every cost is >= 0 but the residual credit, which is below the
+            # price it comes from, so the model is never unbounded.
             return SolveStatus.INFEASIBLE
-        if "limit" in text or "interrupt" in text:
+        if highs_status in (ms.kTimeLimit, ms.kIterationLimit, ms.kSolutionLimit, ms.kInterrupt):
             return SolveStatus.TIME_LIMIT if has_incumbent else SolveStatus.ERROR
         return SolveStatus.ERROR
     if pulp_status == pulp.LpStatusOptimal:

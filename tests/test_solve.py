@@ -7,6 +7,8 @@ Every solve goes through ``solve_checked`` (the independent checker).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from optimizer.domain import CostCategory
@@ -69,3 +71,208 @@ def test_cbc_gives_the_same_total_as_highs() -> None:
     assert cbc.status is SolveStatus.OPTIMAL
     assert cbc.solver is not None and cbc.solver.name == "CBC"
     assert cbc.total_cost == pytest.approx(highs.total_cost, abs=0.005)
+
+
+def test_energy_counts_idle_hours_of_owned_gpus() -> None:
+    # One H100 bought, working 365 of its 730 h: energy per month
+    # 0.7 kW × 1.3 PUE × $0.10 × (365 used + 0.1 × 365 idle) = $36.5365.
+    a = replace(BARE, electricity_per_kwh=0.10, pue=1.3, idle_power_fraction=0.1)
+    s = batch_on_h100(365.0, 12, offer("H100", "buy", 25_000.0), assumptions=a)
+    plan = solve_checked(s)
+    month = 0.7 * 1.3 * 0.10 * (365 + 0.1 * 365)
+    assert plan.cash_flow[7].amounts[CostCategory.ENERGY] == pytest.approx(month, abs=0.005)
+    assert plan.costs[CostCategory.ENERGY] == pytest.approx(12 * month, abs=0.005)
+    assert plan.total_cost == pytest.approx(25_000.0 + 12 * month, abs=0.005)
+    assert plan.fleet[0].owned_utilization == pytest.approx(0.5)
+
+
+def test_maintenance_runs_from_the_purchase_month() -> None:
+    # Work in months 4..12 only: buy in month 4 (earlier only adds upkeep);
+    # 12 %/year = $250 a month on a $25,000 GPU, for 9 months.
+    a = replace(BARE, maintenance_per_year=0.12)
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 25_000.0)],
+        [workload("batch", "batch_inference", params_b=8, tokens=1e9, start_month=4)],
+        [measured("batch", "H100", gpu_hours=700.0, gpus_per_replica=1)],
+        assumptions=a,
+        horizon_months=12,
+    )
+    plan = solve_checked(s)
+    assert plan.decisions is not None
+    assert plan.decisions.purchases == {("H100|buy|1", 4): 1}
+    assert plan.costs[CostCategory.MAINTENANCE] == pytest.approx(9 * 250.0, abs=0.005)
+    assert plan.cash_flow[2].total == 0.0
+    assert plan.total_cost == pytest.approx(27_250.0, abs=0.005)
+
+
+def test_residual_credit_at_the_horizon() -> None:
+    # Bought in month 1, 12 months old at the end of a 12-month horizon,
+    # straight-line over 36 months: 2/3 of $25,000 credited.
+    a = replace(BARE, credit_residual_value=True, depreciation_months=36.0)
+    s = batch_on_h100(
+        H, 12, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15), assumptions=a
+    )
+    plan = solve_checked(s)
+    assert plan.residual_credit == pytest.approx(25_000.0 * 2 / 3, abs=0.005)
+    assert plan.cash_out == pytest.approx(25_000.0, abs=0.005)
+    assert plan.total_cost == pytest.approx(25_000.0 / 3, abs=0.005)
+
+
+def test_discounting_applies_per_month_and_budgets_stay_undiscounted() -> None:
+    # $200 of on-demand a month for 12 months at 10 %/year.
+    a = replace(BARE, discount_rate=0.10)
+    s = batch_on_h100(
+        100.0, 12, offer("H100", "on_demand", 2.0), assumptions=a, budget_monthly=200.0
+    )
+    plan = solve_checked(s)
+    expected = sum(200.0 * 1.1 ** (-(t - 1) / 12) for t in range(1, 13))
+    assert plan.total_cost == pytest.approx(expected, abs=0.005)
+    assert plan.costs[CostCategory.ON_DEMAND] == pytest.approx(expected, abs=0.005)
+    assert plan.cash_out == pytest.approx(2400.0, abs=0.005)
+
+
+def test_reserved_is_paid_for_its_full_term_even_when_idle() -> None:
+    # Work in months 1..4; a 6-month reservation at $2/h (8,760) beats
+    # on-demand at $3.50/h (10,220) even though months 5-6 are idle.
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "reserved", 2.0, term_months=6), offer("H100", "on_demand", 3.5)],
+        [workload("batch", "batch_inference", params_b=8, tokens=1e9, end_month=4)],
+        [measured("batch", "H100", gpu_hours=H, gpus_per_replica=1)],
+        assumptions=BARE,
+        horizon_months=6,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(2.0 * H * 6, abs=0.005)
+    assert [m.amounts[CostCategory.RESERVED] for m in plan.cash_flow] == pytest.approx([1460.0] * 6)
+    assert [f.reserved for f in plan.fleet] == [1] * 6
+    assert "$2,920.00 of idle capacity is not allocated to any workload" in plan.diagnostics
+
+
+@pytest.mark.parametrize("interruptible", [True, False])
+def test_spot_only_for_interruptible_work_at_spot_efficiency(interruptible: bool) -> None:
+    # 850 h of work: 1,000 paid spot hours at $1 (0.85 useful) versus 850
+    # on-demand hours at $3 ($2,550).
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "spot", 1.0), offer("H100", "on_demand", 3.0)],
+        [workload("batch", "batch_inference", params_b=8, tokens=1e9, interruptible=interruptible)],
+        [measured("batch", "H100", gpu_hours=850.0, gpus_per_replica=1)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+    plan = solve_checked(s)
+    if interruptible:
+        assert plan.total_cost == pytest.approx(1000.0, abs=0.005)
+        assert plan.fleet[0].spot_hours == pytest.approx(1000.0)
+        assert plan.assignments[0].spot_hours == pytest.approx(1000.0)
+    else:
+        assert plan.total_cost == pytest.approx(2550.0, abs=0.005)
+        assert plan.fleet[0].spot_hours == 0.0
+
+
+def test_on_demand_and_buy_caps() -> None:
+    # On-demand: 730 h at $2 (capped at 1 GPU) + 270 h at $3.
+    s = batch_on_h100(
+        1000.0,
+        1,
+        offer("H100", "on_demand", 2.0, max_units=1),
+        offer("H100", "on_demand", 3.0, n=2),
+    )
+    assert solve_checked(s).total_cost == pytest.approx(730 * 2.0 + 270 * 3.0, abs=0.005)
+    # Buy: one GPU at $1,000 (capped at 1), the second at $2,000.
+    s = batch_on_h100(
+        2 * H, 1, offer("H100", "buy", 1000.0, max_units=1), offer("H100", "buy", 2000.0, n=2)
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(3000.0, abs=0.005)
+    assert plan.decisions is not None
+    assert plan.decisions.purchases == {("H100|buy|1", 1): 1, ("H100|buy|2", 1): 1}
+
+
+def test_nothing_before_available_from() -> None:
+    # Buying only from month 3: rent months 1-2 at $4 (5,840), then own.
+    s = batch_on_h100(
+        H, 12, offer("H100", "buy", 25_000.0, available_from=3), offer("H100", "on_demand", 4.0)
+    )
+    plan = solve_checked(s)
+    assert plan.decisions is not None
+    assert plan.decisions.purchases == {("H100|buy|1", 3): 1}
+    assert plan.total_cost == pytest.approx(25_000.0 + 2 * H * 4.0, abs=0.005)
+    assert [f.rented_hours for f in plan.fleet[:3]] == pytest.approx([H, H, 0.0])
+
+
+def test_realtime_uses_whole_replicas() -> None:
+    # 2,500 tokens/s at 1,000 per 2-GPU replica: 3 replicas, 6 GPUs all month.
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "on_demand", 2.0)],
+        [workload("chat", "realtime_inference", params_b=8, tokens_per_second=2500.0)],
+        [measured("chat", "H100", gpus_per_replica=2, tokens_per_second_per_replica=1000.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(6 * H * 2.0, abs=0.005)
+    (row,) = plan.assignments
+    assert (row.replicas, row.gpus_per_replica, row.gpu_hours) == (3, 2, 6 * H)
+    assert row.tokens == pytest.approx(2500.0 * 3600 * H)
+
+
+def test_training_runs_on_one_type() -> None:
+    # A needs 1,000 h at $1 but offers only 730 h in the one-month window;
+    # mixing would cost 1,054, but the job runs on B alone: 600 h × $2.
+    s = scenario(
+        [gpu("A"), gpu("B")],
+        [offer("A", "on_demand", 1.0, max_units=1), offer("B", "on_demand", 2.0)],
+        [workload("job", "fine_tuning", params_b=1, tokens=1e9, end_month=1)],
+        [measured("job", "A", gpu_hours=1000.0), measured("job", "B", gpu_hours=600.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    assert plan.decisions is not None
+    assert plan.decisions.picks == {"job": "B"}
+    assert plan.total_cost == pytest.approx(1200.0, abs=0.005)
+    assert plan.assignments[0].tokens == pytest.approx(1e9)
+
+
+def test_capex_budget_binds() -> None:
+    # Buying (25,000) beats renting (27,594) but the capex budget is 20,000.
+    s = batch_on_h100(
+        H,
+        12,
+        offer("H100", "buy", 25_000.0),
+        offer("H100", "on_demand", 3.15),
+        budget_capex=20_000.0,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(3.15 * H * 12, abs=0.005)
+
+
+def test_monthly_budget_binds() -> None:
+    # Renting (22,995 over 10 months) is cheaper but costs 2,299.50 a month.
+    s = batch_on_h100(
+        H,
+        10,
+        offer("H100", "buy", 25_000.0),
+        offer("H100", "on_demand", 3.15),
+        budget_monthly=2000.0,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(25_000.0, abs=0.005)
+
+
+def test_power_cap_binds() -> None:
+    # Two GPUs of work; 1 kW holds one H100 (700 W × 1.3 = 910 W), the other is rented.
+    s = batch_on_h100(
+        2 * H,
+        12,
+        offer("H100", "buy", 25_000.0),
+        offer("H100", "on_demand", 3.15),
+        power_cap_kw=1.0,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * H * 12, abs=0.005)
+    assert plan.fleet[-1].owned == 1

@@ -1,0 +1,163 @@
+"""No bare failures: what is short, where and by how much, in words."""
+
+from __future__ import annotations
+
+from optimizer.results import EstimateSource, PairEstimate, SolverSettings, SolveStatus
+from optimizer.solve import solve_scenario
+from tests.builders import BARE, gpu, measured, offer, scenario, workload
+from tests.checked import solve_checked
+
+H = 730.0
+
+
+def _no_plan(plan_status: SolveStatus, plan_total: float | None) -> None:
+    assert plan_status is SolveStatus.INFEASIBLE
+    assert plan_total is None
+
+
+def batch(hours: float, months: int, offers: list, **kw: object):  # type: ignore[type-arg]
+    return scenario(
+        [gpu("H100")],
+        offers,
+        [workload("batch", "batch_inference", params_b=8, tokens=1e9)],
+        [measured("batch", "H100", gpu_hours=hours, gpus_per_replica=1)],
+        assumptions=BARE,
+        horizon_months=months,
+        **kw,
+    )
+
+
+def test_no_allowed_gpu_gives_the_reason_per_gpu() -> None:
+    s = scenario(
+        [gpu("L4", vram_gb=24.0), gpu("H100")],
+        [offer("L4", "on_demand", 0.5), offer("H100", "on_demand", 3.0)],
+        [workload("huge", "batch_inference", params_b=405, tokens=1e9)],
+        horizon_months=1,
+    )
+    estimates = [
+        PairEstimate(
+            "huge",
+            "L4",
+            False,
+            "needs 972 GB; 8 L4 hold 173 GB",
+            972.0,
+            None,
+            None,
+            None,
+            None,
+            EstimateSource.ESTIMATED,
+        ),
+        PairEstimate(
+            "huge",
+            "H100",
+            False,
+            "needs 972 GB; 8 H100 hold 576 GB",
+            972.0,
+            None,
+            None,
+            None,
+            None,
+            EstimateSource.ESTIMATED,
+        ),
+    ]
+    plan = solve_scenario(s, SolverSettings(), estimates)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "huge cannot be planned: no GPU type can run it",
+        "  huge on L4: needs 972 GB; 8 L4 hold 173 GB",
+        "  huge on H100: needs 972 GB; 8 H100 hold 576 GB",
+    )
+    assert plan.decisions is None and plan.cash_out is None
+
+
+def test_no_offer_inside_the_window() -> None:
+    s = scenario(
+        [gpu("H100"), gpu("B200")],
+        [offer("H100", "on_demand", 3.0, available_from=5)],
+        [workload("batch", "batch_inference", params_b=8, tokens=1e9, end_month=3)],
+        [
+            measured("batch", "H100", gpu_hours=10.0, gpus_per_replica=1),
+            measured("batch", "B200", gpu_hours=10.0, gpus_per_replica=1),
+        ],
+        horizon_months=6,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "batch cannot be planned: no GPU type can run it",
+        "  batch on H100: no offer can serve months 1–3 (H100|on_demand|1 is available only from month 5)",
+        "  batch on B200: no offer for this GPU type in this scenario",
+    )
+
+
+def test_capex_budget_short() -> None:
+    s = batch(H, 12, [offer("H100", "buy", 25_000.0)], budget_capex=20_000.0)
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == ("no plan meets every requirement:", "capex budget short by $5,000")
+
+
+def test_total_budget_short() -> None:
+    s = batch(
+        H,
+        12,
+        [offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15)],
+        budget_total=20_000.0,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert "total budget short by $5,000" in plan.diagnostics
+
+
+def test_power_cap_short() -> None:
+    # Two GPUs needed, only buyable: 2 × 910 W against a 1 kW cap.
+    s = batch(2 * H, 12, [offer("H100", "buy", 25_000.0)], power_cap_kw=1.0)
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == ("no plan meets every requirement:", "power cap short by 0.8 kW")
+
+
+def test_realtime_short_because_offers_are_capped() -> None:
+    s = scenario(
+        [gpu("L40S", vram_gb=48.0)],
+        [offer("L40S", "on_demand", 1.5, max_units=16)],
+        [
+            workload(
+                "chat-70b",
+                "realtime_inference",
+                params_b=70,
+                tokens_per_second=18_000.0,
+                start_month=4,
+                end_month=6,
+            )
+        ],
+        [measured("chat-70b", "L40S", gpus_per_replica=2, tokens_per_second_per_replica=2_100.0)],
+        assumptions=BARE,
+        horizon_months=6,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    # 16 GPUs hold 8 replicas: 16,800 of 18,000 tokens/s.
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "chat-70b short of 1,200 tokens/s in months 4–6 because L40S on_demand offers are "
+        "capped at 16 GPUs a month",
+    )
+
+
+def test_training_short_of_gpu_hours() -> None:
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "reserved", 2.0, term_months=2, max_units=1)],
+        [workload("job", "pretraining", params_b=1, tokens=1e9, end_month=2)],
+        [measured("job", "H100", gpu_hours=2000.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "job short of 540 of its 2,000 GPU-hours on H100 in months 1–2 because H100 reserved "
+        "offers are capped at 1 GPU",
+    )
