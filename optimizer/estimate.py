@@ -166,12 +166,11 @@ def batch_gpu_hours_per_month(workload: Workload, gpu: Gpu, k: int, a: Assumptio
 
 @dataclass(frozen=True)
 class Decode:
-    """What the decode roofline needs for one replica of k GPUs."""
+    """What the decode roofline needs for one replica (its k GPUs already counted)."""
 
     weight_bytes: float
     sequence_kv_bytes: float
     params: float  # parameters, not billions
-    k: int
     bandwidth: float  # bytes/s of the whole replica, after bandwidth_efficiency
     flops: float  # FLOP/s of the whole replica, after mfu_inference
     scaling: float
@@ -195,7 +194,6 @@ def decode_model(workload: Workload, gpu: Gpu, k: int, a: Assumptions) -> Decode
         sequence_kv_bytes=kv_bytes_per_token(params_b, workload.precision, a)
         * workload.context_tokens,
         params=params_b * 1e9,
-        k=k,
         bandwidth=k * gpu.memory_bandwidth_gbs * GB * a.bandwidth_efficiency,
         flops=k * gpu.fp16_tflops * 1e12 * a.mfu_inference,
         scaling=scaling_efficiency(k, gpu, a),
