@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from optimizer.domain import OfferOption
-from optimizer.results import SolverSettings
+from optimizer.domain import OfferOption, Scenario
+from optimizer.results import Plan, SolverSettings
 from optimizer.shadow import binding_limits, shadow_prices
 from tests.builders import measured
 from tests.checked import solve_checked
@@ -22,8 +22,8 @@ SETTINGS = SolverSettings(threads=1)
 RENT_ALL_YEAR = 3.0 * HOURS * MONTHS  # 26,280: one GPU rented for the whole horizon
 
 
-def _solved(**kw: object) -> tuple:
-    scenario = rent_vs_buy(od_price=3.0, **kw)
+def _solved(budget_capex: float) -> tuple[Scenario, Plan]:
+    scenario = rent_vs_buy(od_price=3.0, budget_capex=budget_capex)
     return scenario, solve_checked(scenario, SETTINGS)
 
 

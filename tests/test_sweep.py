@@ -382,3 +382,15 @@ def test_workers_solve_with_one_thread() -> None:
         solve=spy,
     )
     assert seen and all(s.threads == 1 and not s.progress for s in seen)
+
+
+# --------------------------------------------------------------------------- real solve
+
+
+def test_real_solve_flips_at_the_analytic_break_even() -> None:
+    result = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1)
+    (flip,) = result.flips
+    assert flip.before.rented == ("H100",) and flip.before.bought == ()
+    assert flip.after.bought == (("H100", 1),) and flip.after.rented == ()
+    assert abs(flip.point - break_even_price()) <= flip.precision
+    assert flip.precision < 0.005
