@@ -125,6 +125,7 @@ class Chart:
     categories: tuple[int, int, int, int]
     series: tuple[Series, ...]
     anchor: tuple[int, int]
+    x_axis: str = "Month"
 
 
 @dataclass
@@ -315,7 +316,7 @@ def _insert_chart(workbook: xlsxwriter.Workbook, ws: object, sheet_name: str, sp
             }
         )
     chart.set_title({"name": spec.title})
-    chart.set_x_axis({"name": "Month"})
+    chart.set_x_axis({"name": spec.x_axis})
     chart.set_y_axis({"name": spec.y_axis, "num_format": spec.y_format})
     chart.set_legend({"position": "bottom"})
     ws.insert_chart(spec.anchor[0], spec.anchor[1], chart, {"x_scale": 1.5, "y_scale": 1.3})  # type: ignore[attr-defined]

@@ -1,0 +1,179 @@
+"""Scenarios side by side (``gpumix compare``): a workbook and a terminal table.
+
+One column per scenario: status, total cost, cash out, each cost category,
+the GPUs and hours each plan takes per GPU type and option, and the
+difference against the first scenario. Numbers are written as numbers; the
+differences are live formulas that carry their value as the cached result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from optimizer.domain import CostCategory, OfferOption
+from optimizer.result_workbook import CATEGORY_LABELS
+from optimizer.results import Plan
+from optimizer.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
+from optimizer.sheet_names import COMPARISON
+
+# What one unit of an offer's use is, per option (OfferUse.units).
+_UNITS = {
+    OfferOption.BUY: "GPUs bought",
+    OfferOption.RESERVED: "GPU-months reserved",
+    OfferOption.ON_DEMAND: "on-demand paid GPU-hours",
+    OfferOption.SPOT: "spot paid GPU-hours",
+}
+_UNIT_STYLE = {
+    OfferOption.BUY: Style.INTEGER,
+    OfferOption.RESERVED: Style.INTEGER,
+    OfferOption.ON_DEMAND: Style.HOURS,
+    OfferOption.SPOT: Style.HOURS,
+}
+
+
+def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
+    """(label, one value per plan) for every money row; None where a plan has none."""
+
+    def each(get: Callable[[Plan], float | None]) -> list[float | None]:
+        return [get(p) if p.status.has_plan else None for p in plans]
+
+    rows: list[tuple[str, list[float | None]]] = [
+        ("Total cost (USD; the objective)", each(lambda p: p.total_cost)),
+        ("Cash out (USD, undiscounted)", each(lambda p: p.cash_out)),
+        ("Residual credit (USD, undiscounted)", each(lambda p: p.residual_credit)),
+    ]
+    for c in CostCategory:
+        rows.append((f"{CATEGORY_LABELS[c]} (USD)", each(lambda p, c=c: p.costs.get(c, 0.0))))
+    return rows
+
+
+def _use_rows(plans: Sequence[Plan]) -> list[tuple[str, OfferOption, list[float | None]]]:
+    keys: list[tuple[str, OfferOption]] = []
+    for plan in plans:
+        for use in plan.offer_use:
+            if (use.gpu, use.option) not in keys:
+                keys.append((use.gpu, use.option))
+    keys.sort(key=lambda k: (k[0], list(OfferOption).index(k[1])))
+    rows = []
+    for gpu, option in keys:
+        values: list[float | None] = [
+            sum(u.units for u in p.offer_use if (u.gpu, u.option) == (gpu, option))
+            if p.status.has_plan
+            else None
+            for p in plans
+        ]
+        rows.append((f"{gpu}: {_UNITS[option]}", option, values))
+    return rows
+
+
+def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
+    sheet = SheetModel(COMPARISON, freeze=(1, 1))
+    sheet.text(0, 0, "Scenario", Style.HEADER)
+    for j, plan in enumerate(plans):
+        sheet.text(0, j + 1, plan.name, Style.HEADER)
+    sheet.text(1, 0, "Status", Style.LABEL)
+    for j, plan in enumerate(plans):
+        sheet.text(1, j + 1, plan.status.value)
+    row = 2
+    money_at: list[int] = []
+    for label, values in _money_rows(plans):
+        sheet.text(row, 0, label, Style.LABEL)
+        for j, v in enumerate(values):
+            sheet.number(row, j + 1, v, Style.MONEY)
+        money_at.append(row)
+        row += 1
+    use_rows = _use_rows(plans)
+    if use_rows:
+        row += 1
+        sheet.text(row, 0, "GPUs and hours per type and option (over the horizon)", Style.SECTION)
+        row += 1
+        for label, option, values in use_rows:
+            sheet.text(row, 0, label, Style.LABEL)
+            for j, v in enumerate(values):
+                sheet.number(row, j + 1, v, _UNIT_STYLE[option])
+            row += 1
+    if plans:
+        row += 1
+        sheet.text(
+            row, 0, f"Difference against {plans[0].name} (USD; positive = dearer)", Style.SECTION
+        )
+        row += 1
+        first = plans[0]
+        for (label, values), source_row in zip(_money_rows(plans), money_at, strict=True):
+            sheet.text(row, 0, f"Δ {label}", Style.LABEL)
+            for j in range(1, len(plans)):
+                base, this = values[0], values[j]
+                if base is not None and this is not None and first.status.has_plan:
+                    sheet.formula(
+                        row,
+                        j + 1,
+                        f"={a1(source_row, j + 1)}-{a1(source_row, 1)}",
+                        this - base,
+                        Style.MONEY_FORMULA,
+                    )
+            row += 1
+    category_rows = money_at[3:]
+    used = [
+        r
+        for r, (_, values) in zip(category_rows, _money_rows(plans)[3:], strict=True)
+        if any(values)
+    ]
+    if plans and used:
+        sheet.charts.append(
+            Chart(
+                kind="stacked_column",
+                title="Cost by category per scenario (USD)",
+                x_axis="Scenario",
+                y_axis="USD",
+                y_format="$#,##0",
+                categories=(0, 1, 0, len(plans)),
+                series=tuple(Series((r, 0), (r, 1, r, len(plans))) for r in used),
+                anchor=(row + 1, 0),
+            )
+        )
+    sheet.widths[0] = 52
+    for j in range(len(plans)):
+        sheet.widths[j + 1] = 20
+    return sheet
+
+
+def write_comparison(path: Path, plans: Sequence[Plan]) -> None:
+    """Write the comparison workbook (one sheet, ``Comparison``) to ``path``."""
+    render_xlsx(path, [comparison_sheet(plans)])
+
+
+def _fmt(value: float | None, money: bool) -> str:
+    if value is None:
+        return "—"
+    return f"${value:,.2f}" if money else f"{value:,.1f}".removesuffix(".0")
+
+
+def comparison_table(plans: Sequence[Plan]) -> str:
+    """The comparison as fixed-width text for the terminal."""
+    lines: list[tuple[str, list[str]]] = [("Scenario", [p.name for p in plans])]
+    lines.append(("Status", [p.status.value for p in plans]))
+    for label, values in _money_rows(plans):
+        lines.append((label, [_fmt(v, True) for v in values]))
+    for label, _, values in _use_rows(plans):
+        lines.append((label, [_fmt(v, False) for v in values]))
+    if len(plans) > 1:
+        totals = _money_rows(plans)[0][1]
+        deltas = [
+            _fmt(t - totals[0], True) if t is not None and totals[0] is not None else "—"
+            for t in totals[1:]
+        ]
+        lines.append((f"Δ total vs {plans[0].name}", ["", *deltas]))
+    label_width = max(len(label) for label, _ in lines)
+    widths = [max(len(cells[j]) for _, cells in lines) for j in range(len(plans))]
+    out = []
+    for label, cells in lines:
+        out.append(
+            "  ".join(
+                [
+                    label.ljust(label_width),
+                    *(c.rjust(w) for c, w in zip(cells, widths, strict=True)),
+                ]
+            ).rstrip()
+        )
+    return "\n".join(out)

@@ -1,0 +1,71 @@
+"""The comparison workbook and terminal table: one column per scenario, numbers to the cent."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from optimizer.compare import comparison_table, write_comparison
+from optimizer.domain import CostCategory
+from tests.fake_plans import OD_PRICE, fake_plan, infeasible_plan
+
+CENT = 0.005
+
+
+def _read(path: Path) -> pd.DataFrame:
+    frame = pd.read_excel(path, sheet_name="Comparison", engine="calamine", index_col=0)
+    return frame
+
+
+def test_numbers_read_back_with_pandas(tmp_path: Path) -> None:
+    a, b, c = fake_plan("a"), fake_plan("b", scale=2.0), infeasible_plan("c")
+    path = tmp_path / "comparison.xlsx"
+    write_comparison(path, [a, b, c])
+    frame = _read(path)
+    assert list(frame.columns) == ["a", "b", "c"]
+    assert frame.loc["Status"].tolist() == ["optimal", "optimal", "infeasible"]
+    total = frame.loc["Total cost (USD; the objective)"]
+    assert total["a"] == pytest.approx(a.total_cost, abs=CENT)
+    assert total["b"] == pytest.approx(b.total_cost, abs=CENT)
+    assert pd.isna(total["c"])
+    on_demand = frame.loc["On-demand rent (USD)"]
+    assert on_demand["b"] == pytest.approx(b.costs[CostCategory.ON_DEMAND], abs=CENT)
+    assert frame.loc["H100: GPUs bought"]["a"] == 2
+    assert frame.loc["L40S: on-demand paid GPU-hours"]["b"] == pytest.approx(601.5)
+    assert a.total_cost is not None and b.total_cost is not None
+    delta = frame.loc["Δ Total cost (USD; the objective)"]
+    assert pd.isna(delta["a"]) and pd.isna(delta["c"])
+    # b rents twice the L40S hours: 300.75 more hours at $1.55.
+    assert delta["b"] == pytest.approx(300.75 * OD_PRICE, abs=CENT)
+    assert delta["b"] == pytest.approx(b.total_cost - a.total_cost, abs=CENT)
+
+
+def test_differences_are_live_formulas_and_there_is_a_chart(tmp_path: Path) -> None:
+    path = tmp_path / "comparison.xlsx"
+    write_comparison(path, [fake_plan("a"), fake_plan("b", scale=2.0)])
+    ws = openpyxl.load_workbook(path)["Comparison"]
+    formulas = [
+        c.value
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    ]
+    assert "=C3-B3" in formulas
+    with zipfile.ZipFile(path) as z:
+        assert any(n.startswith("xl/charts/chart") for n in z.namelist())
+
+
+def test_terminal_table_lines_up_and_shows_cents() -> None:
+    a, b = fake_plan("a"), fake_plan("bee", scale=2.0)
+    text = comparison_table([a, b, infeasible_plan("c")])
+    lines = text.splitlines()
+    assert lines[0].split() == ["Scenario", "a", "bee", "c"]
+    assert len({len(line) for line in lines if "$" in line}) == 1  # money columns line up
+    total = next(line for line in lines if line.startswith("Total cost"))
+    assert f"${a.total_cost:,.2f}" in total and total.endswith("—")
+    delta = next(line for line in lines if line.startswith("Δ total"))
+    assert f"${300.75 * OD_PRICE:,.2f}" in delta
