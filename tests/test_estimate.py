@@ -10,12 +10,16 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from optimizer.domain import Assumptions, Precision
 from optimizer.estimate import (
+    decode_model,
     estimate_pair,
     estimate_pairs,
     kv_bytes_per_token,
+    largest_batch,
     memory_need,
     scaling_efficiency,
     weights_gb,
@@ -310,3 +314,27 @@ def test_multi_gpu_realtime_replica_uses_scaled_bandwidth() -> None:
     expected_ms = (140e9 + kv) / (3 * 2345e9) / 0.95 ** math.log2(3) * 1000
     assert est.latency_ms == pytest.approx(expected_ms)
     assert est.latency_ms == pytest.approx(21.792, abs=1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    params_b=st.floats(0.5, 120),
+    latency_ms=st.floats(1, 200),
+    context=st.integers(1, 32_768),
+    k=st.integers(1, 8),
+    memory_batch=st.integers(1, 5_000),
+)
+def test_largest_batch_is_the_largest_within_memory_and_latency(
+    params_b: float, latency_ms: float, context: int, k: int, memory_batch: int
+) -> None:
+    # The closed form plus nudging must land exactly on the boundary: b* meets the target
+    # (or is 0), and b* + 1 either breaks the target or does not fit memory.
+    chat = workload(
+        "c", "realtime_inference", params_b=params_b, tokens_per_second=1, context_tokens=context
+    )
+    decode = decode_model(chat, H100, k, A)
+    b = largest_batch(decode, memory_batch, latency_ms)
+    assert 0 <= b <= memory_batch
+    if b > 0:
+        assert decode.step_seconds(b) * 1000 <= latency_ms
+    assert b == memory_batch or decode.step_seconds(b + 1) * 1000 > latency_ms
