@@ -1,0 +1,200 @@
+"""The model builder: variables only where they can be nonzero, safe LP names,
+cost coefficients from hand arithmetic, and one golden LP file per family.
+
+Regenerate the golden files after a deliberate change with
+``GPUMIX_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_model.py`` and review
+the diff: it shows exactly which rows changed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from optimizer.domain import Assumptions, Scenario
+from optimizer.model import FAMILIES, BuiltModel, build_model, dominated_offers
+from optimizer.results import EstimateSource, PairEstimate
+from tests.builders import BARE, gpu, offer, scenario, workload
+
+GOLDEN = Path(__file__).parent / "golden"
+H = 730.0
+
+
+def est(
+    w: str, g: str, *, hours: float | None = None, k: int = 1, tps: float | None = None
+) -> PairEstimate:
+    """An allowed pair with hand-set figures."""
+    return PairEstimate(
+        w, g, True, "", 10.0, k, hours, tps, None if tps is None else 20.0, EstimateSource.MEASURED
+    )
+
+
+def tiny() -> tuple[Scenario, list[PairEstimate]]:
+    """Every family in three months: two types, every offer kind, every workload kind."""
+    s = scenario(
+        [gpu("H100"), gpu("L40S", vram_gb=48.0, tdp_w=350.0, nvlink=False)],
+        [
+            offer("H100", "buy", 25_000.0, max_units=4),
+            offer("H100", "on_demand", 3.0, max_units=2),
+            offer("H100", "reserved", 2.0, term_months=2, max_units=3),
+            offer("L40S", "buy", 8_000.0, available_from=2),
+            offer("L40S", "spot", 0.5),
+            offer("L40S", "on_demand", 1.5),
+        ],
+        [
+            workload(
+                "train", "fine_tuning", params_b=8, tokens=1e9, interruptible=True, end_month=2
+            ),
+            workload("batch", "batch_inference", params_b=8, tokens=1e9, start_month=2),
+            workload("chat", "realtime_inference", params_b=8, tokens_per_second=900.0),
+        ],
+        assumptions=Assumptions(discount_rate=0.1),
+        horizon_months=3,
+        budget_capex=60_000.0,
+        budget_monthly=9_000.0,
+        budget_total=100_000.0,
+        power_cap_kw=5.0,
+    )
+    estimates = [
+        est("train", "H100", hours=500.0),
+        est("train", "L40S", hours=1500.0),
+        est("batch", "H100", hours=200.0),
+        est("batch", "L40S", hours=600.0),
+        est("chat", "H100", k=1, tps=1000.0),
+        est("chat", "L40S", k=2, tps=400.0),
+    ]
+    return s, estimates
+
+
+def lp_rows(built: BuiltModel, tmp_path: Path) -> dict[str, list[str]]:
+    """The LP text of every row, grouped by family (PuLP's own LP writer)."""
+    path = tmp_path / "model.lp"
+    built.problem.writeLP(str(path))
+    text = path.read_text()
+    body = text.split("Subject To\n", 1)[1].split("\nBounds", 1)[0]
+    rows: list[str] = []
+    for line in body.splitlines():
+        if re.match(r"^[a-z_0-9]+:", line):
+            rows.append(line)
+        elif rows and line.strip():
+            rows[-1] += "\n" + line
+    by_family: dict[str, list[str]] = {f: [] for f in FAMILIES}
+    for row in rows:
+        name = row.split(":", 1)[0]
+        family = max((f for f in FAMILIES if name.startswith(f + "_")), key=len)
+        by_family[family].append(row)
+    return by_family
+
+
+def test_every_family_has_a_golden_file_and_matches_it(tmp_path: Path) -> None:
+    s, estimates = tiny()
+    by_family = lp_rows(build_model(s, estimates), tmp_path)
+    if os.environ.get("GPUMIX_UPDATE_GOLDEN"):
+        for family, rows in by_family.items():
+            (GOLDEN / f"{family}.lp").write_text("\n".join(rows) + "\n")
+    stale = {p.stem for p in GOLDEN.glob("*.lp")} - set(FAMILIES)
+    assert not stale, f"golden files for families that no longer exist: {sorted(stale)}"
+    for family in FAMILIES:
+        golden = GOLDEN / f"{family}.lp"
+        assert golden.exists(), f"constraint family {family} has no golden file {golden.name}"
+        assert by_family[family], f"the tiny scenario has no {family} rows"
+        assert "\n".join(by_family[family]) + "\n" == golden.read_text(), family
+
+
+def test_build_is_pure_and_deterministic(tmp_path: Path) -> None:
+    s, estimates = tiny()
+    first = lp_rows(build_model(s, estimates), tmp_path)
+    second = lp_rows(build_model(s, estimates), tmp_path)
+    assert first == second
+
+
+def test_lp_names_never_come_from_user_text() -> None:
+    # "A-1" and "A 1" would both become "A_1" in PuLP.
+    s = scenario(
+        [gpu("A-1"), gpu("A 1")],
+        [offer("A-1", "on_demand", 1.0), offer("A 1", "on_demand", 1.0)],
+        [
+            workload("job [x]", "batch_inference", tokens=1.0),
+            workload("job->x", "batch_inference", tokens=1.0),
+        ],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    estimates = [est(w, g, hours=10.0) for w in ("job [x]", "job->x") for g in ("A-1", "A 1")]
+    built = build_model(s, estimates)
+    names = [c.name for c in built.problem.constraints()] + [
+        v.name for v in built.problem.variables()
+    ]
+    assert len(names) == len(set(names))
+    assert all(re.fullmatch(r"[a-z0-9_]+", n) for n in names), names
+    assert set(built.row_names.values()) == {c.name for c in built.problem.constraints()}
+    assert built.row_names[("batch_demand", "w1", "t2")] == "batch_demand_w1_t2"
+
+
+def test_variables_exist_only_where_they_can_be_nonzero() -> None:
+    s, estimates = tiny()
+    built = build_model(s, estimates)
+    # Spot only for the interruptible training job, on the type with a spot offer.
+    assert set(built.spot_work) == {("train", "L40S", 1), ("train", "L40S", 2)}
+    # Work only inside windows: batch from month 2, training to month 2.
+    assert {t for (w, _g, t) in built.work if w == "batch"} == {2, 3}
+    assert {t for (w, _g, t) in built.work if w == "train"} == {1, 2}
+    # Nothing before available_from; reservations end inside the horizon.
+    assert min(t for (oid, t) in built.buy if oid == "L40S|buy|1") == 2
+    assert set(built.reserve) == {("H100|reserved|1", 1), ("H100|reserved|1", 2)}
+    # Realtime work is whole replicas, never spot; training picks are binary.
+    assert all(v.cat == "Integer" for v in built.replicas.values())
+    assert all(v.upBound == 1 and v.cat == "Integer" for v in built.pick.values())
+    # On-demand caps are bounds: 2 GPUs × 730 h.
+    assert built.rent[("H100|on_demand|1", 1)].upBound == 2 * H
+
+
+def test_purchase_coefficient_by_hand() -> None:
+    a = replace(
+        Assumptions(),
+        discount_rate=0.12,
+        maintenance_per_year=0.06,
+        electricity_per_kwh=0.2,
+        pue=1.5,
+        idle_power_fraction=0.1,
+        depreciation_months=24.0,
+        credit_residual_value=True,
+    )
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 24_000.0)],
+        [workload("batch", "batch_inference", tokens=1.0)],
+        assumptions=a,
+        horizon_months=3,
+    )
+    built = build_model(s, [est("batch", "H100", hours=100.0)])
+    df = [1.12 ** (-(t - 1) / 12) for t in (1, 2, 3)]
+    # Bought in month 2: price at df(2); upkeep $120 and idle energy
+    # 0.7 kW × 1.5 × $0.2 × 0.1 × 730 h in months 2..3; 2 months old at the
+    # end of month 3, so 1 - 2/24 of the price credited at df(3).
+    running = 0.06 / 12 * 24_000 + 0.7 * 1.5 * 0.2 * 0.1 * H
+    expected = 24_000 * df[1] + running * (df[1] + df[2]) - 24_000 * (1 - 2 / 24) * df[2]
+    buy = built.buy[("H100|buy|1", 2)]
+    assert built.problem.objective[buy] == pytest.approx(expected, rel=1e-12)
+    # A used owned hour adds the other 90 % of the draw.
+    use = built.use_own[("H100", 3)]
+    assert built.problem.objective[use] == pytest.approx(0.7 * 1.5 * 0.2 * 0.9 * df[2], rel=1e-12)
+
+
+def test_dominated_offers_are_left_out() -> None:
+    offers = [
+        offer("H100", "on_demand", 3.0),
+        offer("H100", "on_demand", 3.5, n=2),  # dearer, uncapped rival exists
+        offer("H100", "on_demand", 2.0, n=3, max_units=1),  # capped: a real choice
+        offer("H100", "reserved", 2.0, n=1, term_months=12),
+        offer("H100", "reserved", 2.0, n=2, term_months=24),  # other term: a real choice
+        offer("H100", "buy", 25_000.0, n=1, available_from=3),
+        offer("H100", "buy", 26_000.0, n=2),  # earlier: a real choice
+    ]
+    assert dominated_offers(offers) == frozenset({"H100|on_demand|2"})
+    same = [offer("H100", "buy", 25_000.0), offer("H100", "buy", 25_000.0, n=2)]
+    assert dominated_offers(same) == frozenset({"H100|buy|2"})
