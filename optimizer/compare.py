@@ -43,8 +43,9 @@ def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
         ("Cash out (USD, undiscounted)", each(lambda p: p.cash_out)),
         ("Residual credit (USD, undiscounted)", each(lambda p: p.residual_credit)),
     ]
-    for c in CostCategory:
-        rows.append((f"{CATEGORY_LABELS[c]} (USD)", each(lambda p, c=c: p.costs.get(c, 0.0))))
+    for category in CostCategory:
+        values = [p.costs.get(category, 0.0) if p.status.has_plan else None for p in plans]
+        rows.append((f"{CATEGORY_LABELS[category]} (USD)", values))
     return rows
 
 
