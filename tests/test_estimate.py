@@ -338,3 +338,21 @@ def test_largest_batch_is_the_largest_within_memory_and_latency(
     if b > 0:
         assert decode.step_seconds(b) * 1000 <= latency_ms
     assert b == memory_batch or decode.step_seconds(b + 1) * 1000 > latency_ms
+
+
+def test_measured_batch_gpu_hours_per_month_are_final() -> None:
+    job = workload("batch", "batch_inference", params_b=8, tokens=1e10)
+    est = _one(job, H100, [measured("batch", "H100", gpu_hours=42.0)])
+    assert est.gpu_hours == 42.0 and est.source is EstimateSource.MEASURED
+
+
+def test_batch_inference_must_fit_one_server_but_training_may_span() -> None:
+    # 405B bf16 batch: 974.8 GB / (48 × 0.9 = 43.2) = 22.6 → 23 L40S > 8 per server: not allowed.
+    # 405B LoRA: 810 + 19.44 + 24.3 = 853.74 GB → ceil(853.74 / 43.2 = 19.76) = 20 L40S: allowed.
+    batch = workload("batch", "batch_inference", params_b=405, tokens=1e9)
+    est = _one(batch, L40S)
+    assert not est.allowed and est.gpus_per_replica == 23
+    assert est.reason.endswith("one server of 8 × L40S holds 345.6 GB usable (90% of 48 GB each)")
+    lora = _one(workload("lora", "lora", params_b=405, tokens=1e9), L40S)
+    assert lora.allowed and lora.gpus_per_replica == 20
+    assert lora.memory_gb == pytest.approx(853.74)
