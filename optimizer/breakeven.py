@@ -103,6 +103,10 @@ def breakeven_row(scenario: Scenario, gpu: Gpu, utilization: float) -> Breakeven
     hours = None
     if rent_price is not None and buy_price is not None and rent_price > 0:
         hours = buy_price / rent_price
+    owned = running = None
+    if buy_price is not None:
+        owned = owned_cost_per_hour(gpu, buy_price, a)
+        running = owned_running_per_month(gpu, buy_price, utilization, a)
     return BreakevenRow(
         gpu=gpu.name,
         fp16_tflops=gpu.fp16_tflops,
@@ -111,20 +115,12 @@ def breakeven_row(scenario: Scenario, gpu: Gpu, utilization: float) -> Breakeven
         rent_per_hour=rent_price,
         buy_price=buy_price,
         breakeven_hours=hours,
-        months_24_7=hours / a.hours_per_month if hours is not None else None,
-        months_at_utilization=hours / (a.hours_per_month * utilization)
-        if hours is not None
-        else None,
-        owned_cost_per_hour=owned_cost_per_hour(gpu, buy_price, a)
-        if buy_price is not None
-        else None,
-        cost_per_tflop_hour=rent_price / gpu.fp16_tflops if rent_price is not None else None,
+        months_24_7=None if hours is None else hours / a.hours_per_month,
+        months_at_utilization=None if hours is None else hours / (a.hours_per_month * utilization),
+        owned_cost_per_hour=owned,
+        cost_per_tflop_hour=None if rent_price is None else rent_price / gpu.fp16_tflops,
         yearly_power_cost=yearly_power_cost(gpu, utilization, a),
-        owned_running_per_month=(
-            owned_running_per_month(gpu, buy_price, utilization, a)
-            if buy_price is not None
-            else None
-        ),
+        owned_running_per_month=running,
     )
 
 

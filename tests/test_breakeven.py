@@ -200,6 +200,7 @@ def test_workbook_holds_values_a_sheet_and_a_chart_per_type(tmp_path: Path) -> N
     # The scenario name looks like a formula: it stays text.
     scenario_cell = table.cell(len(GUIDE) + 3, 2)
     assert scenario_cell.data_type == "s" and scenario_cell.value == "=cmd"
+    assert scenario_cell.quotePrefix
 
     sheet = book["H100 rent vs buy"]
     assert sheet.max_row == 1 + 36
