@@ -1,0 +1,128 @@
+"""Properties every optimal plan must have, on small random scenarios.
+
+Each would fail for a model that is not truly minimising the documented
+cost: a looser budget or a cheaper offer can only help, and money is linear
+in prices. Every solve goes through the independent checker, so every plan
+found here is also checked constraint by constraint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optimizer.domain import CostCategory, Scenario
+from optimizer.results import Plan, SolverSettings, SolveStatus
+from tests.checked import solve_checked
+from tests.random_scenarios import random_scenario
+
+CENT = 0.005
+EXACT = SolverSettings(gap=0.0)
+SEEDS = st.integers(min_value=0, max_value=100_000)
+FEW = settings(max_examples=25, deadline=None)
+
+
+def total(plan: Plan) -> float:
+    assert plan.total_cost is not None
+    return plan.total_cost
+
+
+def without_budgets(s: Scenario) -> Scenario:
+    return replace(s, budget_total=None, budget_capex=None, budget_monthly=None)
+
+
+def with_budget(s: Scenario, budget: str, usd: float) -> Scenario:
+    if budget == "budget_total":
+        return replace(s, budget_total=usd)
+    if budget == "budget_capex":
+        return replace(s, budget_capex=usd)
+    assert budget == "budget_monthly"
+    return replace(s, budget_monthly=usd)
+
+
+@FEW
+@given(seed=SEEDS)
+def test_every_plan_passes_the_checker(seed: int) -> None:
+    plan = solve_checked(random_scenario(seed), EXACT)
+    assert plan.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE), plan.diagnostics
+
+
+@FEW
+@given(
+    seed=SEEDS,
+    budget=st.sampled_from(["budget_total", "budget_capex", "budget_monthly"]),
+    tight=st.sampled_from([0.0, 0.5, 0.8, 0.95]),
+    loose=st.sampled_from([1.0, 1.1, 2.0]),
+)
+def test_more_budget_never_costs_more(seed: int, budget: str, tight: float, loose: float) -> None:
+    s = without_budgets(random_scenario(seed))
+    free = solve_checked(s, EXACT)
+    if not free.status.has_plan:
+        return
+    # Budgets near what the unconstrained plan spends, so that they bind.
+    spent = {
+        "budget_total": sum(m.total for m in free.cash_flow),
+        "budget_capex": sum(m.amounts.get(CostCategory.PURCHASE, 0.0) for m in free.cash_flow),
+        "budget_monthly": max(
+            (m.total - m.amounts.get(CostCategory.PURCHASE, 0.0) for m in free.cash_flow),
+            default=0.0,
+        ),
+    }[budget]
+    tighter = solve_checked(with_budget(s, budget, spent * tight), EXACT)
+    looser = solve_checked(with_budget(s, budget, spent * loose), EXACT)
+    # The unconstrained plan meets any budget at least what it spends.
+    assert looser.status is SolveStatus.OPTIMAL, looser.diagnostics
+    assert total(looser) == pytest.approx(total(free), abs=CENT)
+    if tighter.status.has_plan:
+        assert total(looser) <= total(tighter) + CENT
+
+
+@FEW
+@given(
+    seed=SEEDS,
+    which=st.integers(min_value=0, max_value=20),
+    factor=st.sampled_from([0.0, 0.5, 0.9]),
+)
+def test_a_lower_price_never_raises_the_total(seed: int, which: int, factor: float) -> None:
+    s = random_scenario(seed)
+    if not s.offers:
+        return
+    before = solve_checked(s, EXACT)
+    cut = s.offers[which % len(s.offers)]
+    cheaper = replace(
+        s, offers=tuple(replace(o, price=o.price * factor) if o is cut else o for o in s.offers)
+    )
+    after = solve_checked(cheaper, EXACT)
+    if before.status.has_plan:
+        # The old plan is still feasible (budgets only get easier) and costs no more.
+        assert after.status is SolveStatus.OPTIMAL, after.diagnostics
+        assert total(after) <= total(before) + CENT
+
+
+@FEW
+@given(seed=SEEDS, k=st.sampled_from([0.5, 2.0, 3.0]))
+def test_scaling_every_price_scales_the_total(seed: int, k: float) -> None:
+    s = random_scenario(seed)
+
+    def scaled(x: float | None) -> float | None:
+        return None if x is None else x * k
+
+    # Budgets are money too: they scale with the prices, or feasibility would change.
+    s_k = replace(
+        s,
+        offers=tuple(replace(o, price=o.price * k) for o in s.offers),
+        assumptions=replace(
+            s.assumptions, electricity_per_kwh=s.assumptions.electricity_per_kwh * k
+        ),
+        budget_total=scaled(s.budget_total),
+        budget_capex=scaled(s.budget_capex),
+        budget_monthly=scaled(s.budget_monthly),
+    )
+    base, times_k = solve_checked(s, EXACT), solve_checked(s_k, EXACT)
+    assert base.status is times_k.status
+    if base.status.has_plan:
+        assert total(times_k) == pytest.approx(k * total(base), rel=1e-6, abs=1e-6)
+        assert times_k.cash_out == pytest.approx(k * (base.cash_out or 0.0), rel=1e-6, abs=1e-6)
