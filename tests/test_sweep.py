@@ -12,7 +12,10 @@ price``. Tests marked ``real solve`` run the same sweeps through the solver.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
+import openpyxl
 import pytest
 
 from optimizer.domain import CostCategory, OfferOption, Scenario
@@ -26,6 +29,7 @@ from optimizer.sweep import (
     run_sweep,
     variants,
 )
+from optimizer.sweep_workbook import write_sweep_workbook
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 
 BUY_PRICE = 25_000.0
@@ -394,3 +398,109 @@ def test_real_solve_flips_at_the_analytic_break_even() -> None:
     assert flip.after.bought == (("H100", 1),) and flip.after.rented == ()
     assert abs(flip.point - break_even_price()) <= flip.precision
     assert flip.precision < 0.005
+
+
+# --------------------------------------------------------------------------- sweep workbook
+
+
+def _read(path: Path) -> openpyxl.Workbook:
+    return openpyxl.load_workbook(path)
+
+
+def _rows(sheet: Any) -> list[tuple[Any, ...]]:
+    return [tuple(row) for row in sheet.iter_rows(values_only=True)]
+
+
+def test_one_way_workbook_holds_every_variant_as_numbers(tmp_path: Path) -> None:
+    result = run_sweep(rent_vs_buy(), _od_sweep(points=3), SETTINGS, jobs=1, solve=hand_solve)
+    path = tmp_path / "sweep.xlsx"
+    write_sweep_workbook(path, result)
+    book = _read(path)
+    assert book.sheetnames == ["Summary", "Variants"]
+    rows = _rows(book["Variants"])
+    header = rows[0]
+    assert header[:4] == (
+        "variant",
+        "price:H100:on_demand (USD per GPU-hour)",
+        "status",
+        "total cost (USD)",
+    )
+    col = {title: i for i, title in enumerate(header)}
+    assert [r[1] for r in rows[1:]] == [1.0, 3.0, 5.0]
+    assert [r[col["total cost (USD)"]] for r in rows[1:]] == [HOURS * MONTHS, BUY_PRICE, BUY_PRICE]
+    assert [r[col["H100 bought (GPUs)"]] for r in rows[1:]] == [0, 1, 1]
+    assert rows[1][col["H100 on-demand (GPU-hours)"]] == HOURS * MONTHS
+    assert rows[1][col["on_demand (USD)"]] == HOURS * MONTHS
+    assert [r[col["fleet"]] for r in rows[1:]] == ["renting H100", "buying 1 H100", "buying 1 H100"]
+    summary = [c for row in _rows(book["Summary"]) for c in row if isinstance(c, str)]
+    assert describe_flips(result)[0] in summary
+
+
+def test_tornado_workbook_has_a_bar_chart_of_each_parameters_swing(tmp_path: Path) -> None:
+    specs = [
+        parse_vary("price:H100:on_demand=2:4:3"),
+        parse_vary("price:H100:buy=20000:30000:2"),
+        parse_vary("horizon_months=6:12:2"),
+    ]
+    result = run_sweep(rent_vs_buy(od_price=3.0), specs, SETTINGS, jobs=1, solve=hand_solve)
+    assert result.mode is SweepMode.TORNADO
+    path = tmp_path / "tornado.xlsx"
+    write_sweep_workbook(path, result)
+    book = _read(path)
+    assert "Tornado" in book.sheetnames and "Heat map" not in book.sheetnames
+    sheet = book["Tornado"]
+    rows = _rows(sheet)[1:4]
+    by_key = {r[0]: r for r in rows}
+    # Base: $3/h over 12 months → buy at $25,000. On-demand $2/h → rent 8,760 h = $17,520.
+    assert by_key["price:H100:on_demand"][1:6] == (2.0, 4.0, 17_520.0, BUY_PRICE, BUY_PRICE)
+    assert by_key["price:H100:on_demand"][6:8] == (17_520.0 - BUY_PRICE, 0.0)
+    # Horizon 6 months: rent 4,380 h at $3 = $13,140.
+    assert by_key["horizon_months"][3] == 13_140.0
+    # The widest swing is written last, so that it is drawn on top.
+    assert rows[-1][0] == "horizon_months"
+    (chart,) = sheet._charts
+    assert chart.tagname == "barChart" and len(chart.series) == 2
+    variants_rows = _rows(book["Variants"])
+    assert len(variants_rows) == 1 + 1 + 3 + 2 + 2
+    # The tornado's base row shows the base value of every parameter.
+    assert variants_rows[1][1:4] == (3.0, BUY_PRICE, MONTHS)
+
+
+def test_two_way_workbook_has_a_colour_scaled_heat_map(tmp_path: Path) -> None:
+    specs = [parse_vary("price:H100:on_demand=2:4:3"), parse_vary("horizon_months=6:12:2")]
+    result = run_sweep(rent_vs_buy(), specs, SETTINGS, jobs=1, solve=hand_solve)
+    path = tmp_path / "grid.xlsx"
+    write_sweep_workbook(path, result)
+    sheet = _read(path)["Heat map"]
+    rows = _rows(sheet)
+    assert rows[1][1:3] == (6.0, 12.0)
+    assert [r[0] for r in rows[2:5]] == [2.0, 3.0, 4.0]
+    assert rows[2][1:3] == (2.0 * HOURS * 6, 2.0 * HOURS * 12)
+    assert rows[4][1:3] == (4.0 * HOURS * 6, BUY_PRICE)
+    (rules,) = [r for cf in sheet.conditional_formatting for r in cf.rules]
+    assert rules.type == "colorScale"
+    assert str(next(iter(sheet.conditional_formatting)).sqref) == "B3:C5"
+
+
+def test_workbook_leaves_variants_without_a_plan_blank_and_user_text_inert(tmp_path: Path) -> None:
+    base = replace(rent_vs_buy(), name='=HYPERLINK("x")')
+    base = replace(base, offers=base.offers_of("H100", OfferOption.BUY))
+    result = run_sweep(
+        base,
+        [parse_vary("budget_capex=0:50000:2")],
+        SETTINGS,
+        jobs=1,
+        solve=hand_solve,
+        refine_steps=0,
+    )
+    path = tmp_path / "blank.xlsx"
+    write_sweep_workbook(path, result)
+    book = _read(path)
+    rows = _rows(book["Variants"])
+    col = {title: i for i, title in enumerate(rows[0])}
+    infeasible = rows[1]
+    assert infeasible[col["status"]] == "infeasible"
+    assert infeasible[col["total cost (USD)"]] is None and infeasible[col["purchase (USD)"]] is None
+    assert infeasible[col["fleet"]].startswith("no plan (infeasible): nothing fits")
+    cell = book["Summary"]["B2"]
+    assert cell.value == '=HYPERLINK("x")' and cell.data_type == "s" and cell.quotePrefix

@@ -1,0 +1,351 @@
+"""The sweep workbook: what finance reads after ``gpumix sweep``.
+
+Sheets: ``Summary`` (the base scenario, the parameters, and where the plan
+flips, in words), ``Variants`` (one row per solve: parameter values, status,
+total, costs by category, fleet), then ``Tornado`` (one-way sweeps over
+several parameters: total cost at each parameter's low and high end, as a
+native bar chart) or ``Heat map`` (two-way sweeps: total cost over the grid,
+coloured by a conditional colour scale). Numbers are written as numbers;
+text that came from users goes through ``write_string`` with a quote prefix
+where it would read as a formula.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+
+from optimizer.cell_text import cell_text, looks_like_formula
+from optimizer.domain import CostCategory, OfferOption
+from optimizer.schema import ASSUMPTION_KEYS
+from optimizer.sweep import (
+    SpecKind,
+    SweepMode,
+    SweepResult,
+    VariantOutcome,
+    VarySpec,
+    describe_flips,
+)
+
+MONEY = "#,##0.00"
+HOURS = "#,##0.0"
+
+
+def spec_unit(spec: VarySpec) -> str:
+    """The unit of a swept parameter, for column headers."""
+    if spec.kind is SpecKind.ASSUMPTION:
+        return ASSUMPTION_KEYS[spec.key].unit
+    if spec.kind is SpecKind.HORIZON:
+        return "months"
+    if spec.kind is SpecKind.LIMIT:
+        return "kW" if spec.key == "power_cap_kw" else "USD"
+    if spec.kind is SpecKind.PRICE_FACTOR:
+        return "× the input price"
+    return "USD per GPU" if spec.option is OfferOption.BUY else "USD per GPU-hour"
+
+
+class _Writer:
+    """One workbook's formats, and cell writers that keep text safe and numbers numeric."""
+
+    def __init__(self, workbook: Any) -> None:
+        self.header = workbook.add_format({"bold": True, "text_wrap": True, "valign": "top"})
+        self.text = workbook.add_format({})
+        self.quoted = workbook.add_format({"quote_prefix": True})
+        self.money = workbook.add_format({"num_format": MONEY})
+        self.hours = workbook.add_format({"num_format": HOURS})
+        self.title = workbook.add_format({"bold": True, "font_size": 13})
+
+    def string(self, ws: Any, row: int, col: int, value: object, fmt: Any = None) -> None:
+        safe = cell_text(value)
+        if looks_like_formula(safe):
+            fmt = self.quoted
+        ws.write_string(row, col, safe, fmt if fmt is not None else self.text)
+
+    def number(self, ws: Any, row: int, col: int, value: float | None, fmt: Any = None) -> None:
+        if value is not None:
+            ws.write_number(row, col, value, fmt)
+
+
+def write_sweep_workbook(path: Path, result: SweepResult) -> None:
+    """Write ``result`` as an xlsx workbook at ``path`` (replacing any file there)."""
+    workbook = xlsxwriter.Workbook(str(path))
+    try:
+        writer = _Writer(workbook)
+        _summary_sheet(workbook, writer, result)
+        _variants_sheet(workbook, writer, result)
+        if result.mode is SweepMode.TORNADO:
+            _tornado_sheet(workbook, writer, result)
+        if result.mode is SweepMode.GRID and len(result.specs) == 2:
+            _heat_map_sheet(workbook, writer, result)
+    finally:
+        workbook.close()
+
+
+def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    ws = workbook.add_worksheet("Summary")
+    ws.set_column(0, 0, 22)
+    ws.set_column(1, 1, 100)
+    w.string(ws, 0, 0, "Sweep", w.title)
+    w.string(ws, 1, 0, "base scenario", w.header)
+    w.string(ws, 1, 1, result.base_name)
+    w.string(ws, 2, 0, "kind", w.header)
+    w.string(ws, 2, 1, _mode_words(result))
+    w.string(ws, 3, 0, "variants solved", w.header)
+    ws.write_number(3, 1, len(result.outcomes))
+    row = 5
+    w.string(ws, row, 0, "parameter", w.header)
+    w.string(ws, row, 1, "--vary", w.header)
+    for spec in result.specs:
+        row += 1
+        w.string(ws, row, 0, spec.key)
+        w.string(ws, row, 1, f"{spec.text}  ({len(spec.values)} points, {spec_unit(spec)})")
+    row += 2
+    w.string(ws, row, 0, "where the plan changes", w.header)
+    for sentence in describe_flips(result) or ["no plan was found at any point"]:
+        row += 1
+        w.string(ws, row, 0, "•")
+        w.string(ws, row, 1, sentence)
+
+
+def _mode_words(result: SweepResult) -> str:
+    if result.mode is SweepMode.ONE_WAY:
+        return "one-way: one parameter over its range"
+    if result.mode is SweepMode.TORNADO:
+        return "tornado: each parameter varied alone, the others at the base scenario's values"
+    return "grid: every combination of the parameters' points"
+
+
+@dataclass(frozen=True)
+class _Column:
+    title: str
+    fmt: str  # "number", "money", "hours", "text"
+    value: Any  # VariantOutcome -> cell value
+    needs_plan: bool = True  # blank in a variant without a plan
+
+
+def _variant_columns(result: SweepResult) -> list[_Column]:
+    columns = [_Column("variant", "number", lambda o: o.index + 1, needs_plan=False)]
+    for spec in result.specs:
+        columns.append(
+            _Column(
+                f"{spec.key} ({spec_unit(spec)})",
+                "number",
+                lambda o, s=spec: _value_used(result, o, s),
+                needs_plan=False,
+            )
+        )
+    columns.append(_Column("status", "text", lambda o: o.summary.status.value, needs_plan=False))
+    columns.append(_Column("total cost (USD)", "money", lambda o: o.summary.total_cost))
+    columns.append(_Column("cash out (USD)", "money", lambda o: o.summary.cash_out))
+    for category in CostCategory:
+        columns.append(
+            _Column(f"{category.value} (USD)", "money", lambda o, c=category: _cost(o, c))
+        )
+    columns.append(_Column("fleet", "text", _fleet_text, needs_plan=False))
+    for gpu in _gpus_in(result):
+        columns += [
+            _Column(
+                f"{gpu} bought (GPUs)", "number", lambda o, g=gpu: _of(o.summary.fleet.bought, g)
+            ),
+            _Column(
+                f"{gpu} reserved (GPUs, most active in a month)",
+                "number",
+                lambda o, g=gpu: _of(o.summary.fleet.reserved, g),
+            ),
+            _Column(
+                f"{gpu} on-demand (GPU-hours)",
+                "hours",
+                lambda o, g=gpu: _of(o.summary.fleet.rented_hours, g),
+            ),
+            _Column(
+                f"{gpu} spot (GPU-hours)",
+                "hours",
+                lambda o, g=gpu: _of(o.summary.fleet.spot_hours, g),
+            ),
+        ]
+    return columns
+
+
+def _value_used(result: SweepResult, outcome: VariantOutcome, spec: VarySpec) -> float | None:
+    """The parameter's value in this variant: swept, or the base's where it was left alone."""
+    value = outcome.value(spec.key)
+    return value if value is not None else result.base_values.get(spec.key)
+
+
+def _cost(outcome: VariantOutcome, category: CostCategory) -> float | None:
+    if not outcome.summary.status.has_plan:
+        return None
+    return outcome.summary.costs.get(category, 0.0)
+
+
+def _fleet_text(outcome: VariantOutcome) -> str:
+    text = outcome.summary.regime.describe()
+    if not outcome.summary.status.has_plan and outcome.summary.diagnostics:
+        text += ": " + "; ".join(outcome.summary.diagnostics)
+    return text
+
+
+def _of(pairs: tuple[tuple[str, Any], ...], gpu: str) -> float:
+    """A GPU's figure from a signature tuple; 0 when the plan has none of it."""
+    return float(dict(pairs).get(gpu, 0))
+
+
+def _gpus_in(result: SweepResult) -> list[str]:
+    """GPU types any variant uses, in name order (types no plan touches get no columns)."""
+    names: set[str] = set()
+    for o in result.outcomes:
+        fleet = o.summary.fleet
+        for pairs in (fleet.bought, fleet.reserved, fleet.rented_hours, fleet.spot_hours):
+            names.update(g for g, _ in pairs)
+    return sorted(names)
+
+
+def _variants_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    ws = workbook.add_worksheet("Variants")
+    columns = _variant_columns(result)
+    formats = {"number": None, "money": w.money, "hours": w.hours}
+    for c, column in enumerate(columns):
+        w.string(ws, 0, c, column.title, w.header)
+        ws.set_column(c, c, 40 if column.title == "fleet" else 14)
+    for r, outcome in enumerate(result.outcomes, start=1):
+        for c, column in enumerate(columns):
+            value = column.value(outcome)
+            if column.needs_plan and not outcome.summary.status.has_plan:
+                continue
+            if column.fmt == "text":
+                w.string(ws, r, c, value)
+            else:
+                w.number(ws, r, c, value, formats[column.fmt])
+    ws.set_row(0, 45)
+    ws.freeze_panes(1, 1 + len(result.specs))
+    ws.autofilter(0, 0, len(result.outcomes), len(columns) - 1)
+
+
+@dataclass(frozen=True)
+class TornadoBar:
+    """One parameter's swing: total cost at the low and at the high end of its range."""
+
+    key: str
+    low_value: float
+    high_value: float
+    low_total: float | None
+    high_total: float | None
+
+
+def tornado_bars(result: SweepResult) -> list[TornadoBar]:
+    """One bar per parameter, the widest swing first."""
+    bars = []
+    for spec in result.specs:
+        points = [o for o in result.outcomes if o.value(spec.key) is not None]
+        if not points:
+            continue
+        low = min(points, key=lambda o: o.value(spec.key) or 0.0)
+        high = max(points, key=lambda o: o.value(spec.key) or 0.0)
+        bars.append(
+            TornadoBar(
+                spec.key,
+                low.value(spec.key) or 0.0,
+                high.value(spec.key) or 0.0,
+                low.summary.total_cost,
+                high.summary.total_cost,
+            )
+        )
+    return sorted(bars, key=_swing, reverse=True)
+
+
+def _swing(bar: TornadoBar) -> float:
+    if bar.low_total is None or bar.high_total is None:
+        return float("inf")  # a parameter that can make the plan impossible matters most
+    return abs(bar.high_total - bar.low_total)
+
+
+def _base_total(result: SweepResult) -> float | None:
+    base = [o for o in result.outcomes if not o.setting]
+    return base[0].summary.total_cost if base else None
+
+
+def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    ws = workbook.add_worksheet("Tornado")
+    base = _base_total(result)
+    titles = [
+        "parameter",
+        "low value",
+        "high value",
+        "total at low value (USD)",
+        "total at high value (USD)",
+        "base total (USD)",
+        "change at low value (USD)",
+        "change at high value (USD)",
+    ]
+    for c, title in enumerate(titles):
+        w.string(ws, 0, c, title, w.header)
+    ws.set_column(0, 0, 28)
+    ws.set_column(1, len(titles) - 1, 16)
+    ws.set_row(0, 30)
+    # Excel draws a bar chart's first category at the bottom: write the narrowest swing
+    # first so that the widest bar is on top, as a tornado should be.
+    bars = list(reversed(tornado_bars(result)))
+    for r, bar in enumerate(bars, start=1):
+        w.string(ws, r, 0, bar.key)
+        ws.write_number(r, 1, bar.low_value)
+        ws.write_number(r, 2, bar.high_value)
+        w.number(ws, r, 3, bar.low_total, w.money)
+        w.number(ws, r, 4, bar.high_total, w.money)
+        w.number(ws, r, 5, base, w.money)
+        if base is not None:
+            w.number(ws, r, 6, None if bar.low_total is None else bar.low_total - base, w.money)
+            w.number(ws, r, 7, None if bar.high_total is None else bar.high_total - base, w.money)
+    if not bars:
+        return
+    chart = workbook.add_chart({"type": "bar"})
+    last = len(bars)
+    for col, name in ((6, "at low value"), (7, "at high value")):
+        chart.add_series(
+            {
+                "name": name,
+                "categories": ["Tornado", 1, 0, last, 0],
+                "values": ["Tornado", 1, col, last, col],
+                "overlap": 100,
+                "gap": 40,
+            }
+        )
+    chart.set_title({"name": "Total cost: change from the base scenario"})
+    chart.set_x_axis({"name": "USD", "num_format": "#,##0"})
+    chart.set_size({"width": 720, "height": 80 + 40 * last})
+    ws.insert_chart(last + 3, 0, chart)
+
+
+def _heat_map_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    ws = workbook.add_worksheet("Heat map")
+    rows_spec, cols_spec = result.specs
+    w.string(ws, 0, 0, f"total cost (USD): {rows_spec.key} down, {cols_spec.key} across", w.title)
+    w.string(ws, 1, 0, f"{rows_spec.key} ({spec_unit(rows_spec)})", w.header)
+    ws.set_column(0, 0, 28)
+    ws.set_column(1, len(cols_spec.values), 14)
+    totals = {
+        (o.value(rows_spec.key), o.value(cols_spec.key)): o.summary.total_cost
+        for o in result.outcomes
+    }
+    for c, col_value in enumerate(cols_spec.values, start=1):
+        ws.write_number(1, c, col_value, w.header)
+    for r, row_value in enumerate(rows_spec.values, start=2):
+        ws.write_number(r, 0, row_value, w.header)
+        for c, col_value in enumerate(cols_spec.values, start=1):
+            w.number(ws, r, c, totals.get((row_value, col_value)), w.money)
+    last_row, last_col = 1 + len(rows_spec.values), len(cols_spec.values)
+    ws.conditional_format(
+        2,
+        1,
+        last_row,
+        last_col,
+        {
+            "type": "3_color_scale",
+            "min_color": "#63BE7B",
+            "mid_color": "#FFEB84",
+            "max_color": "#F8696B",
+        },
+    )
+    w.string(ws, last_row + 2, 0, "blank: no plan at that point (see the Variants sheet)")
