@@ -27,7 +27,7 @@ def test_numbers_read_back_with_pandas(tmp_path: Path) -> None:
     write_comparison(path, [a, b, c])
     frame = _read(path)
     assert list(frame.columns) == ["a", "b", "c"]
-    assert frame.loc["Status"].tolist() == ["optimal", "optimal", "infeasible"]
+    assert list(frame.loc["Status"]) == ["optimal", "optimal", "infeasible"]
     total = frame.loc["Total cost (USD; the objective)"]
     assert total["a"] == pytest.approx(a.total_cost, abs=CENT)
     assert total["b"] == pytest.approx(b.total_cost, abs=CENT)

@@ -1,0 +1,252 @@
+"""Recalculated by LibreOffice, every formula still gives the solver's numbers.
+
+All workbooks (result workbooks from real solves and from hand-built plans,
+and a comparison) go through ONE soffice call. A sentinel workbook whose
+formula ``=1+1`` carries a wrong cached value (0) proves that LibreOffice
+really recalculated rather than kept the cached values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, cast
+
+import openpyxl
+import pandas as pd
+import pytest
+import xlsxwriter
+
+from optimizer.baselines import solve_baselines
+from optimizer.compare import write_comparison
+from optimizer.domain import CostCategory, Scenario
+from optimizer.report_json import plan_to_dict
+from optimizer.result_workbook import write_result_workbook
+from optimizer.results import RunResult, SolverSettings
+from optimizer.sheet_names import scenario_sheet_names
+from tests.builders import gpu, offer, scenario, with_assumptions, workload
+from tests.checked import solve_checked
+from tests.fake_plans import fake_plan, fake_run, infeasible_plan
+from tests.libreoffice import recalculate
+
+pytestmark = pytest.mark.libreoffice
+
+CENT = 0.005
+EVIL = '=HYPERLINK("http://x","y")'
+ERROR_VALUES = ("#VALUE!", "#REF!", "#NAME?", "#DIV/0!", "#N/A", "#NUM!", "#NULL!", "Err:")
+
+
+def mixed_fleet() -> Scenario:
+    """Realtime, LoRA and interruptible batch work; buy, on-demand, reserved and spot offers."""
+    return scenario(
+        [
+            gpu("H100"),
+            gpu(
+                "L40S",
+                vram_gb=48.0,
+                fp16_tflops=362.0,
+                memory_bandwidth_gbs=864.0,
+                tdp_w=350.0,
+                nvlink=False,
+            ),
+        ],
+        [
+            offer("H100", "buy", 25_000.0, source=EVIL, provider="@SUM(1)"),
+            offer("H100", "on_demand", 3.15, source="guide 2025"),
+            offer("H100", "reserved", 2.2, term_months=6, source="1-year quote"),
+            offer("L40S", "on_demand", 1.5),
+            offer("L40S", "spot", 0.6),
+        ],
+        [
+            workload(
+                EVIL, "realtime_inference", params_b=8, tokens_per_second=2000.0, latency_ms=50.0
+            ),
+            workload("lora-7b", "lora", params_b=7, tokens=2e9, end_month=6),
+            workload("batch-8b", "batch_inference", params_b=8, tokens=2e10, interruptible=True),
+        ],
+        name="base",
+        horizon_months=12,
+    )
+
+
+@dataclass(frozen=True)
+class Recalculated:
+    """One workbook as written (formulas, cached values) and after LibreOffice."""
+
+    written: Path
+    recalculated: Path
+    run: RunResult | None
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Recalculated]:
+    folder = tmp_path_factory.mktemp("written")
+    base = solve_checked(mixed_fleet())
+    pv = solve_checked(
+        with_assumptions(replace(mixed_fleet(), name="present value 10%"), discount_rate=0.10)
+    )
+    assert base.status.has_plan and pv.status.has_plan
+    real = RunResult(
+        plans=(base, pv),
+        input_files=(),
+        started_at="2026-12-02T17:00:00Z",
+        gpumix_version="0.1.0",
+        settings=SolverSettings(),
+        baselines={base.name: solve_baselines(base.scenario, SolverSettings())},
+    )
+    fake = fake_run(
+        fake_plan("base"), fake_plan(EVIL, chat=EVIL, scale=2.0), infeasible_plan("tight")
+    )
+    runs: dict[str, RunResult | None] = {
+        "real.xlsx": real,
+        "fake.xlsx": fake,
+        "comparison.xlsx": None,
+    }
+    write_result_workbook(folder / "real.xlsx", real)
+    write_result_workbook(folder / "fake.xlsx", fake)
+    write_comparison(folder / "comparison.xlsx", [base, pv, infeasible_plan("tight")])
+    sentinel = folder / "sentinel.xlsx"
+    workbook = xlsxwriter.Workbook(str(sentinel))
+    workbook.add_worksheet("S").write_formula(0, 0, "=1+1", None, 0)
+    workbook.close()
+    names = [*runs, "sentinel.xlsx"]
+    out = recalculate([folder / n for n in names], tmp_path_factory.mktemp("recalculated"))
+    return {n: Recalculated(folder / n, o, runs.get(n)) for n, o in zip(names, out, strict=True)}
+
+
+def test_libreoffice_really_recalculated(books: dict[str, Recalculated]) -> None:
+    assert (
+        openpyxl.load_workbook(books["sentinel.xlsx"].written, data_only=True)["S"]["A1"].value == 0
+    )
+    assert (
+        openpyxl.load_workbook(books["sentinel.xlsx"].recalculated, data_only=True)["S"]["A1"].value
+        == 2
+    )
+
+
+@pytest.mark.parametrize("name", ["real.xlsx", "fake.xlsx", "comparison.xlsx"])
+def test_every_formula_recalculates_to_its_cached_value(
+    books: dict[str, Recalculated], name: str
+) -> None:
+    book = books[name]
+    formulas = openpyxl.load_workbook(book.written)
+    cached = openpyxl.load_workbook(book.written, data_only=True)
+    after = openpyxl.load_workbook(book.recalculated, data_only=True)
+    assert after.sheetnames == formulas.sheetnames
+    checked = 0
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type != "f":
+                    continue
+                was = cached[ws.title][cell.coordinate].value
+                now = after[ws.title][cell.coordinate].value
+                assert isinstance(now, int | float), (ws.title, cell.coordinate, cell.value, now)
+                assert math.isclose(now, was, rel_tol=1e-9, abs_tol=1e-6), (
+                    ws.title,
+                    cell.coordinate,
+                    was,
+                    now,
+                )
+                checked += 1
+    assert checked > 5
+
+
+@pytest.mark.parametrize("name", ["real.xlsx", "fake.xlsx", "comparison.xlsx"])
+def test_no_cell_holds_an_error_value(books: dict[str, Recalculated], name: str) -> None:
+    after = openpyxl.load_workbook(books[name].recalculated, data_only=True)
+    for ws in after.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                assert cell.data_type != "e", (ws.title, cell.coordinate, cell.value)
+                if isinstance(cell.value, str):
+                    assert not cell.value.startswith(ERROR_VALUES), (
+                        ws.title,
+                        cell.coordinate,
+                        cell.value,
+                    )
+                if isinstance(cell.value, float):
+                    assert math.isfinite(cell.value)
+
+
+def test_live_totals_equal_the_solvers_numbers(books: dict[str, Recalculated]) -> None:
+    book = books["real.xlsx"]
+    assert book.run is not None
+    after = openpyxl.load_workbook(book.recalculated, data_only=True)
+    names = scenario_sheet_names(p.name for p in book.run.plans)
+    for plan in book.run.plans:
+        assert (
+            plan.cash_out is not None
+            and plan.residual_credit is not None
+            and plan.total_cost is not None
+        )
+        rows = list(after[names[plan.name]["Cash flow"]].iter_rows(values_only=True))
+        total_row = rows[1 + len(plan.cash_flow)]
+        assert total_row[0] == "Total"
+        assert total_row[7] == pytest.approx(plan.cash_out, abs=CENT)
+        for j, category in enumerate(CostCategory):
+            undiscounted = sum(m.amounts.get(category, 0.0) for m in plan.cash_flow)
+            assert total_row[j + 1] == pytest.approx(undiscounted, abs=CENT)
+        net = next(r for r in rows if r[0] == "Net cash after credit (USD, undiscounted)")
+        assert net[7] == pytest.approx(plan.cash_out - plan.residual_credit, abs=CENT)
+    summary = {r[0]: r[1:] for r in after["Summary"].iter_rows(values_only=True) if r[0]}
+    check = summary["Total cost = categories − credit (USD; check against total cost)"]
+    for j, plan in enumerate(book.run.plans):
+        assert check[j] == pytest.approx(plan.total_cost, abs=CENT)
+    base = book.run.plans[0]
+    rent = book.run.baselines[base.name]["rent only"]
+    assert rent.total_cost is not None and base.total_cost is not None
+    assert summary["rent only: saving (USD)"][0] == pytest.approx(
+        rent.total_cost - base.total_cost, abs=CENT
+    )
+
+
+def _frame(path: Path, sheet: str) -> pd.DataFrame:
+    return pd.read_excel(path, sheet_name=sheet, engine="calamine")
+
+
+def test_pandas_reads_the_json_numbers_after_recalculation(books: dict[str, Recalculated]) -> None:
+    book = books["real.xlsx"]
+    assert book.run is not None
+    names = scenario_sheet_names(p.name for p in book.run.plans)
+    for plan in book.run.plans:
+        expected = plan_to_dict(plan)
+        cash_flow = cast(list[dict[str, Any]], expected["cash_flow"])
+        fleet_rows = cast(list[dict[str, Any]], expected["fleet"])
+        assignment_rows = cast(list[dict[str, Any]], expected["assignments"])
+        sheets = names[plan.name]
+        flow = _frame(book.recalculated, sheets["Cash flow"]).iloc[: len(plan.cash_flow)]
+        for month, (_, row) in zip(cash_flow, flow.iterrows(), strict=True):
+            assert row.iloc[0] == month["month"]
+            for j, category in enumerate(CostCategory):
+                assert row.iloc[j + 1] == pytest.approx(month[category.value], abs=CENT)
+        fleet = _frame(book.recalculated, sheets["Fleet"])
+        for f in fleet_rows:
+            row = fleet[(fleet["GPU"] == f["gpu"]) & (fleet["Month"] == f["month"])].iloc[0]
+            assert row["Bought (GPUs)"] == f["bought"] and row["Owned (GPUs)"] == f["owned"]
+            assert row["Reserved active (GPUs)"] == f["reserved"]
+            assert row["On-demand (paid GPU-hours)"] == pytest.approx(f["rented_hours"], abs=1e-6)
+            assert row["Spot (paid GPU-hours)"] == pytest.approx(f["spot_hours"], abs=1e-6)
+        assignments = _frame(book.recalculated, sheets["Assignments"]).iloc[: len(plan.assignments)]
+        assert assignments["Workload"].tolist() == [a["workload"] for a in assignment_rows]
+        assert assignments["Cost share (USD)"].tolist() == pytest.approx(
+            [a["cost"] for a in assignment_rows], abs=CENT
+        )
+
+
+def test_formula_like_user_text_is_still_text_after_recalculation(
+    books: dict[str, Recalculated],
+) -> None:
+    for name in ("real.xlsx", "fake.xlsx"):
+        after = openpyxl.load_workbook(books[name].recalculated)  # formulas, not values
+        found = [
+            (ws.title, cell.coordinate)
+            for ws in after.worksheets
+            for row in ws.iter_rows()
+            for cell in row
+            if cell.value == EVIL
+        ]
+        assert found, name
+        for title, coordinate in found:
+            assert after[title][coordinate].data_type == "s", (name, title, coordinate)
