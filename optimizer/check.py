@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario, Workload
-from optimizer.results import Decisions, FleetRow, PairEstimate, Plan
+from optimizer.results import AssignmentRow, Decisions, FleetRow, OfferUse, PairEstimate, Plan
 
 HALF_CENT = 0.005
 HOURS_REL_TOL = 1e-6
@@ -109,6 +109,8 @@ def check_plan(
     )
     violations += reported_money_violations(report, plan)
     violations += fleet_violations(scenario, decisions, plan.fleet)
+    violations += assignment_violations(scenario, decisions, estimates, plan.assignments)
+    violations += offer_use_violations(scenario, decisions, plan.offer_use)
     return report
 
 
@@ -915,5 +917,160 @@ def options_violations(
         elif got[key] != want[key]:
             found.append(
                 f"options: {key[0]} on {key[1]} is {got[key]} but the estimate is {want[key]}"
+            )
+    return found
+
+
+def type_month_costs(
+    scenario: Scenario, decisions: Decisions
+) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
+    """Undiscounted cost of each GPU type and month, for sharing among workloads.
+
+    The methodology's rule (section 2.5): energy, maintenance, on-demand and
+    reserved cash of that month, plus each purchase's net capital cost (price
+    minus the credited book value) spread evenly over the months from the
+    purchase to the horizon; spot cash is kept apart. Returns (non-spot, spot).
+    """
+    a = scenario.assumptions
+    h, t_end = a.hours_per_month, scenario.horizon_months
+    offers = _offers_by_id(scenario)
+    credit = a.credit_residual_value
+    paid: dict[tuple[str, int], float] = defaultdict(float)
+    spot: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, month), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is None or not 1 <= month <= t_end:
+            continue
+        age = t_end - month + 1
+        book = max(0.0, 1.0 - age / a.depreciation_months) if credit else 0.0
+        spread = offer.price * count * (1.0 - book) / age
+        for t in range(month, t_end + 1):
+            paid[offer.gpu, t] += spread + a.maintenance_per_year / 12.0 * offer.price * count
+    for (offer_id, t), active in active_reservations(scenario, decisions).items():
+        paid[offers[offer_id].gpu, t] += offers[offer_id].price * h * active
+    for (offer_id, t), hours in decisions.rented_hours.items():
+        offer = offers.get(offer_id)
+        if offer is None:
+            continue
+        (spot if offer.option is OfferOption.SPOT else paid)[offer.gpu, t] += offer.price * hours
+    stock = owned_stock(scenario, decisions)
+    for g in scenario.gpus:
+        per_hour = (g.tdp_w or 0.0) / 1000.0 * a.pue * a.electricity_per_kwh
+        for t in scenario.months:
+            owned = stock.get((g.name, t), 0.0)
+            if owned:
+                used = decisions.owned_hours.get((g.name, t), 0.0)
+                paid[g.name, t] += per_hour * (used + a.idle_power_fraction * (h * owned - used))
+    return paid, spot
+
+
+def expected_assignments(
+    scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
+) -> dict[tuple[str, str, int], AssignmentRow]:
+    """The assignment row of every workload, type and month with work, from the decisions.
+
+    A workload's cost on a type in a month is that type-month's non-spot cost
+    times its share of the non-spot GPU-hours, plus the spot cost times its
+    share of the spot hours (methodology, section 2.5). ``tokens`` is left
+    None: it is a display figure the checker does not recompute.
+    """
+    pairs = {(e.workload, e.gpu): e for e in estimates}
+    kinds = {w.name: w.kind for w in scenario.workloads}
+    paid, spot_cost = type_month_costs(scenario, decisions)
+    hours_of, spot_of = _work_per_gpu(decisions)
+    rows: dict[tuple[str, str, int], AssignmentRow] = {}
+    for key, work in decisions.work.items():
+        name, g, t = key
+        cost = 0.0
+        if hours_of.get((g, t), 0.0) > 0:
+            cost += paid.get((g, t), 0.0) * work.hours / hours_of[g, t]
+        if spot_of.get((g, t), 0.0) > 0:
+            cost += spot_cost.get((g, t), 0.0) * work.spot_hours / spot_of[g, t]
+        estimate = pairs.get((name, g))
+        realtime = kinds.get(name) is Kind.REALTIME_INFERENCE
+        rows[key] = AssignmentRow(
+            workload=name,
+            gpu=g,
+            month=t,
+            gpus_per_replica=(estimate.gpus_per_replica if estimate else None) or 1,
+            replicas=decisions.replicas.get(key, 0) if realtime else None,
+            gpu_hours=work.hours + work.spot_hours,
+            cost=cost,
+            spot_hours=work.spot_hours,
+        )
+    return rows
+
+
+def assignment_violations(
+    scenario: Scenario,
+    decisions: Decisions,
+    estimates: Sequence[PairEstimate],
+    assignments: Sequence[AssignmentRow],
+) -> list[str]:
+    """Each assignment row against the decisions: hours, replicas, replica size and cost share."""
+    found: list[str] = []
+    expected = expected_assignments(scenario, decisions, estimates)
+    seen: set[tuple[str, str, int]] = set()
+    for row in assignments:
+        key = (row.workload, row.gpu, row.month)
+        where = f"assignments: {row.workload} on {row.gpu} month {row.month}"
+        if key in seen:
+            found.append(f"{where} reported twice")
+            continue
+        seen.add(key)
+        want = expected.get(key)
+        if want is None:
+            found.append(f"{where} has no work in the decisions")
+            continue
+        for name in ("gpu_hours", "spot_hours"):
+            got_h, exp_h = getattr(row, name), getattr(want, name)
+            if not hours_close(got_h, exp_h):
+                found.append(f"{where} {name} {_h(got_h)} but the decisions give {_h(exp_h)}")
+        for name in ("replicas", "gpus_per_replica"):
+            if getattr(row, name) != getattr(want, name):
+                found.append(
+                    f"{where} {name} {getattr(row, name)} but the decisions give {getattr(want, name)}"
+                )
+        if not money_close(row.cost, want.cost):
+            found.append(
+                f"{where} cost {_usd(row.cost)} but its share of the type's cost is {_usd(want.cost)}"
+            )
+    for key, want in sorted(expected.items()):
+        if key not in seen and (want.gpu_hours > HOURS_ABS_TOL or want.replicas):
+            found.append(
+                f"assignments: no row for {key[0]} on {key[1]} month {key[2]}, which has work"
+            )
+    return found
+
+
+def offer_use_violations(
+    scenario: Scenario, decisions: Decisions, offer_use: Sequence[OfferUse]
+) -> list[str]:
+    """Each offer's reported use: GPUs bought, GPU-months reserved or paid hours, and its cash."""
+    found: list[str] = []
+    offers = _offers_by_id(scenario)
+    h = scenario.assumptions.hours_per_month
+    units: dict[str, float] = defaultdict(float)
+    for (offer_id, _), count in decisions.purchases.items():
+        units[offer_id] += count
+    for (offer_id, _), count in decisions.reservations.items():
+        if offer_id in offers:  # GPU-months: every month of the term is paid
+            units[offer_id] += count * (offers[offer_id].term_months or 0)
+    for (offer_id, _), hours in decisions.rented_hours.items():
+        units[offer_id] += hours
+    for use in offer_use:
+        offer = offers.get(use.offer_id)
+        if offer is None:
+            found.append(f"offer use: {use.offer_id!r} is not an offer of this scenario")
+            continue
+        want = units.get(use.offer_id, 0.0)
+        cash = offer.price * want * (h if offer.option is OfferOption.RESERVED else 1.0)
+        if not hours_close(use.units, want):
+            found.append(
+                f"offer use: {use.offer_id} units {_h(use.units)} but the decisions give {_h(want)}"
+            )
+        if not money_close(use.cost, cash):
+            found.append(
+                f"offer use: {use.offer_id} cost {_usd(use.cost)} but the decisions give {_usd(cash)}"
             )
     return found

@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 
-from optimizer.check import CheckReport, check_plan, expected_fleet
-from optimizer.domain import CostCategory, Scenario
+from optimizer.check import CheckReport, check_plan, expected_assignments, expected_fleet
+from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.results import (
+    AssignmentRow,
     CashFlowMonth,
     Decisions,
     EstimateSource,
     FleetRow,
+    OfferUse,
     PairEstimate,
     Plan,
     SolveStatus,
@@ -62,6 +64,7 @@ def plan_reporting(
     costs: dict[CostCategory, float],
     cash_flow: dict[int, dict[CostCategory, float]],
     fleet: list[FleetRow],
+    assignments: list[AssignmentRow] | None = None,
 ) -> Plan:
     return Plan(
         scenario=s,
@@ -73,7 +76,7 @@ def plan_reporting(
         costs=costs,
         cash_flow=tuple(CashFlowMonth(t, amounts) for t, amounts in sorted(cash_flow.items())),
         fleet=tuple(fleet),
-        assignments=(),
+        assignments=tuple(assignments or ()),
         options=tuple(estimates),
         diagnostics=(),
         decisions=decisions,
@@ -105,6 +108,7 @@ def consistent_plan(s: Scenario, decisions: Decisions, estimates: list[PairEstim
         costs=r.costs,
         cash_flow=r.cash_flow,
         fleet=list(expected_fleet(s, decisions).values()),
+        assignments=list(expected_assignments(s, decisions, estimates).values()),
     )
 
 
@@ -224,6 +228,35 @@ HAND_FLEET = [
     ),
 ]
 
+# Each month's cost of the type goes to the one workload using it. The purchase
+# counts at its net capital cost, 25,000 × (1 − 34/36) = 1,388.89, spread over
+# months 2 and 3 (methodology 2.5); so the rows add up to cash_out − credit.
+NET_CAPITAL_A_MONTH = 25000 * (2 / 36) / 2  # 694.44
+HAND_ASSIGNMENTS = [
+    AssignmentRow(
+        "batch", "H100", 1, gpus_per_replica=1, replicas=None, gpu_hours=1000.0, cost=3150.0
+    ),
+    AssignmentRow(
+        "batch",
+        "H100",
+        2,
+        gpus_per_replica=1,
+        replicas=None,
+        gpu_hours=1000.0,
+        cost=NET_CAPITAL_A_MONTH + MAINTENANCE + 1460.0 + 1260.0 + 613 * KW_FACTOR,  # 3,574.39
+    ),
+    AssignmentRow(
+        "batch",
+        "H100",
+        3,
+        gpus_per_replica=1,
+        replicas=None,
+        gpu_hours=1030.0,
+        spot_hours=200.0,
+        cost=NET_CAPITAL_A_MONTH + MAINTENANCE + 1460.0 + 523 * KW_FACTOR + 200.0,  # 2,506.20
+    ),
+]
+
 
 def hand_plan(s: Scenario, discount: list[float]) -> Plan:
     costs = {c: sum(HAND_CASH[t][c] * discount[t - 1] for t in (1, 2, 3)) for c in CostCategory}
@@ -237,6 +270,7 @@ def hand_plan(s: Scenario, discount: list[float]) -> Plan:
         costs=costs,
         cash_flow=HAND_CASH,
         fleet=HAND_FLEET,
+        assignments=HAND_ASSIGNMENTS,
     )
 
 
@@ -707,3 +741,49 @@ def test_realtime_on_spot_is_rejected() -> None:
 def test_replicas_for_a_batch_job_are_rejected() -> None:
     d = replace(MONEY_DECISIONS, replicas={("batch", "H100", 1): 1})
     assert_rejected(violations_of(money_scenario(), d, BATCH), "only realtime work has replicas")
+
+
+def test_assignment_costs_add_up_to_cash_out_minus_credit() -> None:
+    assert sum(r.cost for r in HAND_ASSIGNMENTS) == pytest.approx(9230.60, abs=0.005)
+    assert HAND_ASSIGNMENTS[1].cost == pytest.approx(3574.39, abs=0.005)
+    assert HAND_ASSIGNMENTS[2].cost == pytest.approx(2506.20, abs=0.005)
+
+
+def test_wrong_assignment_rows_are_rejected() -> None:
+    s = money_scenario()
+    good = hand_plan(s, [1.0, 1.0, 1.0])
+    rows = list(good.assignments)
+    rows[1] = replace(rows[1], cost=rows[1].cost + 1.0)
+    assert_rejected(
+        check_plan(s, replace(good, assignments=tuple(rows)), BATCH).violations,
+        "assignments: batch on H100 month 2 cost $3,575.39",
+    )
+    rows = list(good.assignments)
+    rows[2] = replace(rows[2], gpu_hours=1000.0)
+    assert_rejected(
+        check_plan(s, replace(good, assignments=tuple(rows)), BATCH).violations,
+        "month 3 gpu_hours 1,000",
+    )
+    assert_rejected(
+        check_plan(s, replace(good, assignments=good.assignments[:2]), BATCH).violations,
+        "no row for batch on H100 month 3",
+    )
+
+
+def test_wrong_offer_use_is_rejected() -> None:
+    s = money_scenario()
+    good = hand_plan(s, [1.0, 1.0, 1.0])
+    use = (
+        OfferUse("H100|buy|1", "H100", OfferOption.BUY, 25000.0, units=1, cost=25000.0),
+        OfferUse("H100|reserved|1", "H100", OfferOption.RESERVED, 2.0, units=2, cost=2920.0),
+        OfferUse(
+            "H100|on_demand|1", "H100", OfferOption.ON_DEMAND, 3.15, units=1400.0, cost=4410.0
+        ),
+        OfferUse("H100|spot|1", "H100", OfferOption.SPOT, 1.0, units=200.0, cost=200.0),
+    )
+    assert check_plan(s, replace(good, offer_use=use), BATCH).ok
+    wrong = (*use[:2], replace(use[2], cost=4400.0), use[3])
+    assert_rejected(
+        check_plan(s, replace(good, offer_use=wrong), BATCH).violations,
+        "offer use: H100|on_demand|1 cost $4,400.00",
+    )
