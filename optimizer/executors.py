@@ -15,6 +15,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_complet
 from contextlib import contextmanager
 from typing import Any, TextIO, TypeVar
 
+from optimizer.errors import InputError, Problem
+
 T = TypeVar("T")
 
 
@@ -66,11 +68,20 @@ def _dask_executor(scheduler: str) -> Iterator[Executor]:
     try:
         from distributed import Client
     except ImportError as exc:
-        raise RuntimeError("--scheduler needs Dask: pip install 'gpumix[cluster]'") from exc
-    with Client(scheduler) as client:
+        raise InputError("usage: --scheduler needs Dask: pip install 'gpumix[cluster]'") from exc
+    try:
+        client = Client(scheduler)
+    except (OSError, ValueError) as exc:  # unreachable, timed out, or not an address
+        raise InputError(
+            Problem(
+                file="command line",
+                message=f"usage: cannot reach the Dask scheduler at {scheduler!r}: {exc}",
+                expected="the address of a running scheduler, e.g. tcp://10.0.0.5:8786",
+            )
+        ) from exc
+    with client:
         # pure=False: two variants may be equal; each is still its own task.
-        executor = client.get_executor(pure=False)
-        yield executor
+        yield client.get_executor(pure=False)
 
 
 class ProgressBar:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from optimizer.errors import InputError
 from optimizer.sweep import SweepResult, parse_vary, run_sweep
 from tests.test_sweep import SETTINGS, break_even_price, rent_vs_buy
 
@@ -40,3 +41,8 @@ def test_dask_cluster_gives_the_local_pool_answers(scheduler_address: str) -> No
     assert on_dask.flips == local.flips
     (flip,) = on_dask.flips
     assert abs(flip.point - break_even_price()) <= flip.precision
+
+
+def test_unreachable_scheduler_is_a_usage_error() -> None:
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler at 'not a scheduler'"):
+        _sweep(scheduler="not a scheduler")
