@@ -25,7 +25,7 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -120,7 +120,7 @@ _FALSE = frozenset({"false", "no", "0"})
 
 
 def is_blank(raw: object) -> bool:
-    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+    return raw is None or raw == "" or (isinstance(raw, str) and raw.isspace())
 
 
 def shown(raw: object) -> object:
@@ -142,6 +142,11 @@ def suggestion(name: str, known: Iterable[str]) -> str:
 
 
 def _number(raw: object) -> float:
+    if raw.__class__ is float:  # the common case, first: most cells are plain numbers
+        value = raw
+        if not math.isfinite(value):
+            raise BadValue("not a finite number")
+        return value
     if isinstance(raw, bool):
         raise BadValue("TRUE/FALSE is not a number")
     if isinstance(raw, date | time | timedelta):
@@ -183,11 +188,16 @@ def _text(raw: object) -> str:
 
 def coerce(spec: FieldSpec, raw: object) -> object:
     """The typed value of ``raw`` for ``spec``; None when blank. Raises BadValue."""
+    if raw is None or raw == "":
+        return None
+    kind = spec.type
+    if kind is ColumnType.TEXT and raw.__class__ is str:
+        text = raw.strip()
+        return text or None
     if isinstance(raw, UnreadableCell):
         raise BadValue(raw.reason)
     if is_blank(raw):
         return None
-    kind = spec.type
     if kind is ColumnType.TEXT:
         return _text(raw)
     if kind is ColumnType.BOOL:
@@ -322,8 +332,10 @@ def build_gpu(values: Mapping[str, Any], where: Where) -> tuple[Gpu | None, list
     return Gpu(name=values["gpu"], **rest), []
 
 
-def build_offer(values: Mapping[str, Any], where: Where) -> tuple[Offer | None, list[Problem]]:
-    """An offer with a provisional id; ``number_offers`` gives the final ids."""
+def build_offer(
+    values: Mapping[str, Any], where: Where, offer_id: str = "", row: int = 0
+) -> tuple[Offer | None, list[Problem]]:
+    """An offer (``offer_id`` and ``row`` as given: ``OfferNumbers`` makes the ids)."""
     problems: list[Problem] = []
     option = values.get("option")
     if option == OfferOption.RESERVED.value and "term_months" not in values:
@@ -347,7 +359,8 @@ def build_offer(values: Mapping[str, Any], where: Where) -> tuple[Offer | None, 
     if problems or not {"gpu", "option", "price"} <= values.keys():
         return None, problems
     rest = {k: v for k, v in values.items() if k not in ("gpu", "option")}
-    return Offer(offer_id="", gpu=values["gpu"], option=OfferOption(values["option"]), **rest), []
+    option = OfferOption(values["option"])
+    return Offer(offer_id=offer_id, gpu=values["gpu"], option=option, row=row, **rest), []
 
 
 def build_workload(
@@ -416,14 +429,13 @@ def build_measurement(
     return Measurement(workload=values["workload"], gpu=values["gpu"], **rest), []
 
 
-def number_offers(offers: Sequence[Offer]) -> tuple[Offer, ...]:
-    """Give each offer its id ``gpu|option|n``, n counting that GPU's offers of that option in sheet order."""
-    counts: dict[tuple[str, OfferOption], int] = {}
-    numbered = []
-    for o in offers:
-        n = counts[(o.gpu, o.option)] = counts.get((o.gpu, o.option), 0) + 1
-        numbered.append(replace(o, offer_id=f"{o.gpu}|{o.option.value}|{n}"))
-    return tuple(numbered)
+def offer_id(gpu: str, option: str, counts: dict[tuple[str, str], int]) -> str:
+    """``gpu|option|n``, n counting that GPU's offers of that option from 1 in sheet order.
+
+    ``counts`` carries the numbering from one row to the next.
+    """
+    n = counts[(gpu, option)] = counts.get((gpu, option), 0) + 1
+    return f"{gpu}|{option}|{n}"
 
 
 # ---------------------------------------------------------------- workbook data
@@ -539,13 +551,16 @@ def _table(
         by_row.setdefault(row, []).append((col, bad))
     rows = []
     for r, values in enumerate(grid[1:], start=2):
-        cells = list(values)
-        for col, bad in by_row.get(r, ()):
-            if col < len(cells):
-                cells[col] = bad
-        if all(is_blank(cells[i]) for i in used if i < len(cells)):
-            continue
-        rows.append((r, tuple(cells)))
+        cells: Sequence[object] = values
+        if r in by_row:
+            changed = list(values)
+            for col, bad in by_row[r]:
+                if col < len(changed):
+                    changed[col] = bad
+            cells = changed
+        width = len(cells)
+        if any(i < width and not is_blank(cells[i]) for i in used):
+            rows.append((r, tuple(cells)))
     return SheetTable(sheet_name, columns, header, tuple(rows)), problems
 
 
@@ -756,10 +771,59 @@ def _rows(
     if table is None:
         return
     specs = SPECS[sheet.name]
-    for r, values in table.rows:
+    # Column by column: one spec per loop, and repeated texts (GPU names,
+    # options, providers) coerced once. Fifty thousand Prices rows stay fast.
+    columns = {
+        name: _coerce_column(
+            specs[name],
+            [values[index] if index < len(values) else None for _, values in table.rows],
+        )
+        for name, index in table.columns.items()
+        if name in specs
+    }
+    required = [name for name, spec in specs.items() if spec.required]
+    for k, (r, values) in enumerate(table.rows):
         where = SheetRow(file, table.name, r, table.columns)
-        typed, found = coerce_fields(specs, _raw_record(table, values, specs), where)
+        typed: dict[str, Any] = {}
+        found: list[Problem] = []
+        for name, results in columns.items():
+            value = results[k]
+            if value is None:
+                continue
+            if value.__class__ is BadValue:
+                bad = value
+                cell = values[table.columns[name]]
+                found.append(
+                    where.at(name, bad.message, shown(cell), bad.expected or specs[name].expected)
+                )
+            else:
+                typed[name] = value
+        for name in required:
+            if name not in typed and not any(p.column == name for p in found):
+                found.append(where.at(name, "is blank", None, specs[name].expected))
         yield where, typed, found
+
+
+def _coerce_column(spec: FieldSpec, raws: Sequence[object]) -> list[object]:
+    """``coerce`` over one column: each value typed, None when blank, or the BadValue."""
+    cache: dict[str, object] = {}
+    out: list[object] = []
+    for raw in raws:
+        if raw.__class__ is str:
+            text = raw
+            if text not in cache:
+                cache[text] = _coerced_or_bad(spec, text)
+            out.append(cache[text])
+        else:
+            out.append(_coerced_or_bad(spec, raw))
+    return out
+
+
+def _coerced_or_bad(spec: FieldSpec, raw: object) -> object:
+    try:
+        return coerce(spec, raw)
+    except BadValue as bad:
+        return bad
 
 
 def _records(
@@ -810,16 +874,20 @@ def _offers(
     file: str, table: SheetTable | None, gpu_names: set[str], problems: list[Problem]
 ) -> tuple[Offer, ...]:
     offers = []
+    counts: dict[tuple[str, str], int] = {}
     for where, typed, found in _rows(file, table, PRICES):
         bad = list(found)
         if "gpu" in typed and typed["gpu"] not in gpu_names:
             bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names))
-        offer, more = build_offer(typed, where)
-        bad.extend(more)
-        problems.extend(bad)
-        if offer is not None and not bad:
-            offers.append(replace(offer, row=where.row))
-    return number_offers(offers)
+        if bad:
+            problems.extend(bad)
+            continue
+        number = offer_id(typed.get("gpu", ""), typed.get("option", ""), counts)
+        offer, more = build_offer(typed, where, number, where.row)
+        problems.extend(more)
+        if offer is not None and not more:
+            offers.append(offer)
+    return tuple(offers)
 
 
 def _measurements(

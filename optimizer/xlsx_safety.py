@@ -30,8 +30,9 @@ REQUIRED_MEMBERS = ("[Content_Types].xml", "xl/workbook.xml")
 _CHUNK = 1 << 20
 _OVERLAP = 64  # bytes kept from the previous chunk so a marker split across chunks is seen
 _DTD = re.compile(rb"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
-_FORMULA = re.compile(rb"<(?:\w+:)?f[\s>/]")
-_ERROR_CELL = re.compile(rb"""\st\s*=\s*["']e["']""")
+# Plain substring searches (fast) for the tags; the regexes only confirm a hit.
+_FORMULA_TAGS = (b"<f>", b"<f ", b"<f/", b":f>", b":f ")
+_ERROR_TAGS = (b't="e"', b"t='e'")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -131,14 +132,14 @@ def _scan_member(
                 )
             first = False
             window = tail + chunk
-            if _DTD.search(window):
+            if b"<!" in window and _DTD.search(window):
                 raise _fail(
                     path,
                     f"member {member.filename} declares a DOCTYPE or ENTITY (an XML entity bomb?)",
                     "a workbook saved by Excel or LibreOffice",
                 )
             if is_sheet:
-                has_formulas = has_formulas or _FORMULA.search(window) is not None
-                has_errors = has_errors or _ERROR_CELL.search(window) is not None
+                has_formulas = has_formulas or any(tag in window for tag in _FORMULA_TAGS)
+                has_errors = has_errors or any(tag in window for tag in _ERROR_TAGS)
             tail = window[-_OVERLAP:]
     return ArchiveFacts(has_formulas=has_formulas, has_error_cells=has_errors)
