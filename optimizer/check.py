@@ -88,6 +88,12 @@ def check_plan(
         violations.append(f"plan has no decisions to check (status {plan.status.value})")
         return CheckReport(0.0, 0.0, 0.0, {c: 0.0 for c in CostCategory}, {}, violations)
 
+    not_numbers = non_finite_violations(decisions)
+    if not_numbers:
+        # Nothing can be recomputed from a NaN or an infinity: report them alone.
+        return CheckReport(
+            0.0, 0.0, 0.0, {c: 0.0 for c in CostCategory}, {}, violations + not_numbers
+        )
     violations += decision_violations(scenario, decisions, estimates)
     cash = cash_flow_of(scenario, decisions)
     credit = residual_credit_of(scenario, decisions)
@@ -378,6 +384,29 @@ def key_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
             found.append(f"picks: workload {workload!r} is not planned in this scenario")
         if gpu not in gpus:
             found.append(f"picks: {workload} picks GPU type {gpu!r}, not in this scenario")
+    return found
+
+
+def non_finite_violations(decisions: Decisions) -> list[str]:
+    """Every decision is a finite number (a NaN would make every comparison pass or fail silently)."""
+    tables: tuple[tuple[str, Mapping[Any, float]], ...] = (
+        ("purchases", decisions.purchases),
+        ("reservations", decisions.reservations),
+        ("rented hours", decisions.rented_hours),
+        ("owned hours", decisions.owned_hours),
+        ("reserved hours", decisions.reserved_hours),
+        ("replicas", decisions.replicas),
+    )
+    found = [
+        f"{table}: {key} is {value!r}, not a finite number"
+        for table, values in tables
+        for key, value in values.items()
+        if not math.isfinite(value)
+    ]
+    for key, work in decisions.work.items():
+        for name, value in (("hours", work.hours), ("spot hours", work.spot_hours)):
+            if not math.isfinite(value):
+                found.append(f"work: {key} {name} is {value!r}, not a finite number")
     return found
 
 

@@ -787,3 +787,18 @@ def test_wrong_offer_use_is_rejected() -> None:
         check_plan(s, replace(good, offer_use=wrong), BATCH).violations,
         "offer use: H100|on_demand|1 cost $4,400.00",
     )
+
+
+def test_not_a_number_is_rejected_without_crashing() -> None:
+    d = replace(MONEY_DECISIONS, owned_hours={("H100", 2): float("nan"), ("H100", 3): 500.0})
+    report = check_plan(money_scenario(), hand_plan(money_scenario(), [1.0, 1.0, 1.0]), BATCH)
+    assert report.ok
+    bad = check_plan(
+        money_scenario(), replace(hand_plan(money_scenario(), [1.0] * 3), decisions=d), BATCH
+    )
+    assert_rejected(bad.violations, "owned hours", "nan, not a finite number")
+    d = replace(MONEY_DECISIONS, purchases={("H100|buy|1", 2): float("inf")})  # type: ignore[dict-item]
+    bad = check_plan(
+        money_scenario(), replace(hand_plan(money_scenario(), [1.0] * 3), decisions=d), BATCH
+    )
+    assert_rejected(bad.violations, "purchases", "inf, not a finite number")
