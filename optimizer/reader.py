@@ -135,10 +135,17 @@ def shown(raw: object) -> object:
 
 
 def suggestion(name: str, known: Iterable[str]) -> str:
-    """``; did you mean 'H100'?`` when a known name is close (case ignored), else ''."""
-    by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.5)
-    return f"; did you mean {by_lower[close[0]]!r}?" if close else ""
+    """``; did you mean 'H100'?`` when a known name is close, else ''.
+
+    Case is ignored, and the letter O counts as the digit 0 (``H1OO``).
+    """
+
+    def plain(text: str) -> str:
+        return text.lower().replace("o", "0")
+
+    by_plain = {plain(k): k for k in known}
+    close = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.6)
+    return f"; did you mean {by_plain[close[0]]!r}?" if close else ""
 
 
 def _number(raw: object) -> float:
