@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from optimizer.check import check_plan
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Plan, SolverSettings, SolveStatus
 from tests.checked import solve_checked
@@ -126,3 +127,92 @@ def test_scaling_every_price_scales_the_total(seed: int, k: float) -> None:
     if base.status.has_plan:
         assert total(times_k) == pytest.approx(k * total(base), rel=1e-6, abs=1e-6)
         assert times_k.cash_out == pytest.approx(k * (base.cash_out or 0.0), rel=1e-6, abs=1e-6)
+
+
+MUTATIONS = [
+    "less work",
+    "one more GPU bought",
+    "a reservation dropped",
+    "an extra rented hour",
+    "another type picked",
+    "one replica fewer",
+    "total off by a cent",
+    "fleet owned off by one",
+]
+
+
+def corrupted(plan: Plan, mutation: str) -> Plan | None:
+    """The plan with one thing wrong, or None when the plan has nothing to corrupt that way."""
+    d = plan.decisions
+    assert d is not None
+    s = plan.scenario
+    if mutation == "less work":
+        busy = sorted(k for k, w in d.work.items() if w.hours > 1e-3)
+        if not busy:
+            return None
+        first_work = busy[0]
+        work = {
+            **d.work,
+            first_work: replace(d.work[first_work], hours=d.work[first_work].hours * 0.9),
+        }
+        return replace(plan, decisions=replace(d, work=work))
+    if mutation == "one more GPU bought":
+        buys = [o for o in s.offers if o.option.value == "buy" and o.price > 0]
+        if not buys:
+            return None
+        key = (buys[0].offer_id, buys[0].available_from)
+        return replace(
+            plan, decisions=replace(d, purchases={**d.purchases, key: d.purchases.get(key, 0) + 1})
+        )
+    if mutation == "a reservation dropped":
+        held = sorted(k for k, n in d.reservations.items() if n > 0)
+        if not held:
+            return None
+        return replace(
+            plan,
+            decisions=replace(
+                d, reservations={**d.reservations, held[0]: d.reservations[held[0]] - 1}
+            ),
+        )
+    if mutation == "an extra rented hour":
+        if not d.rented_hours:
+            return None
+        key = sorted(d.rented_hours)[0]
+        return replace(
+            plan,
+            decisions=replace(d, rented_hours={**d.rented_hours, key: d.rented_hours[key] + 1.0}),
+        )
+    if mutation == "another type picked":
+        if not d.picks:
+            return None
+        name, picked = next(iter(d.picks.items()))
+        others = [g.name for g in s.gpus if g.name != picked]
+        if not others:
+            return None
+        return replace(plan, decisions=replace(d, picks={**d.picks, name: others[0]}))
+    if mutation == "one replica fewer":
+        serving = sorted(k for k, n in d.replicas.items() if n > 0)
+        if not serving:
+            return None
+        return replace(
+            plan,
+            decisions=replace(d, replicas={**d.replicas, serving[0]: d.replicas[serving[0]] - 1}),
+        )
+    if mutation == "total off by a cent":
+        return replace(plan, total_cost=total(plan) + 0.01)
+    assert mutation == "fleet owned off by one"
+    first = plan.fleet[0]
+    return replace(plan, fleet=(replace(first, owned=first.owned + 1), *plan.fleet[1:]))
+
+
+@FEW
+@given(seed=SEEDS, mutation=st.sampled_from(MUTATIONS))
+def test_a_corrupted_plan_is_always_rejected(seed: int, mutation: str) -> None:
+    """The checker is not a rubber stamp: one thing wrong in a solved plan is always caught."""
+    s = random_scenario(seed)
+    plan = solve_checked(s, EXACT)
+    if not plan.status.has_plan:
+        return
+    bad = corrupted(plan, mutation)
+    if bad is not None:
+        assert check_plan(s, bad).violations, mutation
