@@ -1,0 +1,212 @@
+"""End-to-end: the command line as a user runs it, on real files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+from optimizer.check import check_plan
+from optimizer.inputs import load_input
+from optimizer.solve import solve_scenario
+
+from optimizer.cli import main
+from optimizer.results import SolverSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "workbooks" / "example.xlsx"
+SCENARIO_FILES = sorted((ROOT / "scenarios").glob("*.yaml"))
+
+CONTRACT_KEYS = {
+    "scenario",
+    "status",
+    "total_cost",
+    "cash_out",
+    "residual_credit",
+    "gap",
+    "costs",
+    "cash_flow",
+    "fleet",
+    "assignments",
+    "options",
+    "diagnostics",
+}
+CATEGORIES = {"purchase", "energy", "maintenance", "on_demand", "spot", "reserved"}
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def example_json(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("solve") / "out.xlsx"
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    before = sha(EXAMPLE)
+    with contextlib.redirect_stdout(buffer):
+        code = main(["solve", str(EXAMPLE), "--json", "--output", str(out)])
+    assert code == 0
+    assert sha(EXAMPLE) == before, "solve changed its input workbook"
+    assert out.exists()
+    return {"json": json.loads(buffer.getvalue()), "out": out}
+
+
+def test_json_has_the_contract_fields_for_every_scenario(example_json: dict) -> None:
+    scenarios = example_json["json"]["scenarios"]
+    names = [s.name for s in load_input(EXAMPLE).scenarios]
+    assert [s["scenario"] for s in scenarios] == names
+    for entry in scenarios:
+        assert set(entry) >= CONTRACT_KEYS
+        assert entry["status"] == "optimal"
+        assert entry["gap"] == 0
+        assert set(entry["costs"]) == CATEGORIES
+        fleet_keys = {
+            "gpu",
+            "month",
+            "bought",
+            "owned",
+            "reserved",
+            "rented_hours",
+            "spot_hours",
+            "owned_utilization",
+        }
+        assert entry["fleet"] and all(fleet_keys <= set(row) for row in entry["fleet"])
+        assignment_keys = {
+            "workload",
+            "gpu",
+            "month",
+            "gpus_per_replica",
+            "replicas",
+            "gpu_hours",
+            "cost",
+        }
+        assert entry["assignments"] and all(assignment_keys <= set(r) for r in entry["assignments"])
+        option_keys = {
+            "workload",
+            "gpu",
+            "allowed",
+            "reason",
+            "memory_gb",
+            "gpus_per_replica",
+            "gpu_hours",
+            "tokens_per_second_per_replica",
+            "latency_ms",
+            "source",
+        }
+        assert entry["options"] and all(option_keys <= set(r) for r in entry["options"])
+
+
+def test_json_money_matches_an_independent_recomputation(example_json: dict) -> None:
+    # The checker recomputes cost from the inputs and the plan's decisions only.
+    by_name = {s["scenario"]: s for s in example_json["json"]["scenarios"]}
+    for scenario in load_input(EXAMPLE).scenarios:
+        plan = solve_scenario(scenario, SolverSettings())
+        report = check_plan(scenario, plan)
+        assert report.violations == []
+        entry = by_name[scenario.name]
+        assert math.isclose(entry["total_cost"], report.total_cost, abs_tol=0.005)
+        assert math.isclose(entry["cash_out"], report.cash_out, abs_tol=0.005)
+        assert math.isclose(entry["residual_credit"], report.residual_credit, abs_tol=0.005)
+        for category, amount in report.costs.items():
+            assert math.isclose(entry["costs"][category.value], amount, abs_tol=0.005)
+        # The monthly cash flow sums to cash out, to the cent.
+        cash = sum(v for row in entry["cash_flow"] for k, v in row.items() if k != "month")
+        assert math.isclose(cash, report.cash_out, abs_tol=0.005)
+
+
+def test_result_workbook_has_the_contract_sheets(example_json: dict) -> None:
+    book = openpyxl.load_workbook(example_json["out"], read_only=True)
+    names = book.sheetnames
+    assert names[:2] == ["Summary", "Audit"]
+    for scenario in load_input(EXAMPLE).scenarios:
+        for suffix in ("Cash flow", "Fleet", "Assignments", "Options"):
+            assert any(n.endswith(suffix) and n.startswith(scenario.name[:10]) for n in names), (
+                suffix,
+                names,
+            )
+    assert all(len(n) <= 31 for n in names)
+
+
+def test_solve_without_input_solves_the_bundled_example_into_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", "--quiet", "--scenario", "us-baseline"]) == 0
+    assert (tmp_path / "example-results.xlsx").exists()
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.name)
+def test_every_bundled_scenario_file_solves(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["solve", str(path), "--json", "--output", str(tmp_path / "r.xlsx")])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0, result
+    assert all(s["status"] == "optimal" for s in result["scenarios"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["solve", str(EXAMPLE), "--scenario", "nowhere"], "nowhere"),
+        (["solve", str(EXAMPLE), "--gap", "2"], "--gap"),
+        (["solve", str(EXAMPLE), "--time-limit", "0"], "--time-limit"),
+        (["solve", str(EXAMPLE), "--solver", "gurobi"], "gurobi"),
+        (["solve", "missing.xlsx"], "missing.xlsx"),
+        (["breakeven", str(EXAMPLE), "--utilization", "1.5"], "--utilization"),
+    ],
+)
+def test_bad_usage_exits_2_with_the_reason_on_stderr_only(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_in_place_needs_a_workbook(capsys: pytest.CaptureFixture[str]) -> None:
+    assert SCENARIO_FILES, "the project ships scenario files"
+    assert main(["solve", str(SCENARIO_FILES[0]), "--in-place"]) == 2
+    assert "--in-place needs an input workbook" in capsys.readouterr().err
+
+
+def test_infeasible_scenario_exits_1_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario_file = tmp_path / "broke.yaml"
+    scenario_file.write_text(
+        f"workbook: {EXAMPLE}\n"
+        "scenarios:\n"
+        "  - name: broke\n"
+        "    base: us-baseline\n"
+        "    budget: {total: 1000}\n"
+    )
+    code = main(["solve", str(scenario_file), "--json", "--output", str(tmp_path / "r.xlsx")])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (entry,) = result["scenarios"]
+    assert entry["status"] == "infeasible"
+    assert entry["total_cost"] is None
+    assert any("budget" in d for d in entry["diagnostics"]), entry["diagnostics"]
+
+
+def test_validate_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU types" in out and "scenarios" in out
+
+
+def test_breakeven_reproduces_the_guides_h100_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["breakeven", str(EXAMPLE), "--utilization", "0.6"]) == 0
+    out = capsys.readouterr().out
+    assert "H100" in out
+    assert "7,937" in out or "7937" in out
