@@ -44,8 +44,8 @@ from tests.test_check import consistent_plan
 
 CENT = 0.005
 # Enumerations larger than this are left out to keep the suite fast.
-MAX_COMBINATIONS = 3000
-CASES = 30
+MAX_COMBINATIONS = 8000
+CASES = 60
 EXACT = SolverSettings(gap=0.0)
 
 
