@@ -29,7 +29,7 @@ from optimizer.sheet_grid import (
     finite_or_none,
     render_xlsx,
 )
-from optimizer.sheet_names import SUMMARY, scenario_sheet_names
+from optimizer.sheet_names import SUMMARY, result_sheet_names
 
 # ---------------------------------------------------------------------------
 # Labels the sheets share
@@ -629,12 +629,18 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     return sheet
 
 
-def build_result_sheets(run: RunResult) -> list[SheetModel]:
-    """Every sheet of the result workbook, in order: Summary, Audit, then four per scenario."""
-    names = scenario_sheet_names(p.name for p in run.plans)
-    sheets = [_summary_sheet(run), audit_sheet(run)]
+def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[SheetModel]:
+    """Every sheet of the result workbook, in order: Summary, Audit, then four per scenario.
+
+    ``taken``: names of sheets already in the workbook (``--in-place``) that
+    the result sheets must not take.
+    """
+    names = result_sheet_names((p.name for p in run.plans), taken)
+    summary, audit = _summary_sheet(run), audit_sheet(run)
+    summary.name, audit.name = names.summary, names.audit
+    sheets = [summary, audit]
     for index, plan in enumerate(run.plans, start=1):
-        n = names[plan.name]
+        n = names.scenarios[plan.name]
         sheets.append(_cash_flow_sheet(plan, n["Cash flow"], index))
         sheets.append(_fleet_sheet(plan, n["Fleet"], index))
         sheets.append(_assignments_sheet(plan, n["Assignments"], index))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from optimizer.schema import INPUT_SHEET_NAMES
 
@@ -69,10 +70,27 @@ class SheetNamer:
         raise RuntimeError(f"no free sheet name for {base!r}")  # unreachable in practice
 
 
+@dataclass(frozen=True)
+class ResultSheetNames:
+    summary: str
+    audit: str
+    scenarios: dict[str, dict[str, str]]  # scenario -> kind ("Cash flow", ...) -> sheet name
+
+
+def result_sheet_names(scenarios: Iterable[str], taken: Iterable[str] = ()) -> ResultSheetNames:
+    """Names of every result sheet; ``taken`` are sheets already in the workbook (in place)."""
+    namer = SheetNamer([*INPUT_SHEET_NAMES, *taken])
+    summary, audit = namer.name(SUMMARY), namer.name(AUDIT)
+    return ResultSheetNames(
+        summary,
+        audit,
+        {
+            scenario: {kind: namer.scenario_sheet(scenario, kind) for kind in SCENARIO_SHEET_KINDS}
+            for scenario in scenarios
+        },
+    )
+
+
 def scenario_sheet_names(scenarios: Iterable[str]) -> dict[str, dict[str, str]]:
     """For each scenario name, its four sheets' names: ``{scenario: {kind: sheet}}``."""
-    namer = SheetNamer()
-    return {
-        scenario: {kind: namer.scenario_sheet(scenario, kind) for kind in SCENARIO_SHEET_KINDS}
-        for scenario in scenarios
-    }
+    return result_sheet_names(scenarios).scenarios
