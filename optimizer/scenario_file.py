@@ -491,7 +491,7 @@ def _assumptions(
     if not isinstance(raw, dict):
         return {}, []  # absent, or the wrong shape: pydantic reports that
     _, assumptions_node = _child(node, "assumptions") if node is not None else (None, None)
-    lines = _key_lines(assumptions_node)
+    lines = {f"assumptions.{k}": line for k, line in _key_lines(assumptions_node).items()}
     local = YamlWhere(where.file, where.line, where.context, lines)
     values: dict[str, float | bool] = {}
     problems = []
@@ -511,17 +511,11 @@ def _assumptions(
             typed = coerce(spec, value)
         except BadValue as bad:
             problems.append(
-                YamlWhere(where.file, lines.get(str(key), where.line), where.context).at(
-                    f"assumptions.{key}", bad.message, shown(value), spec.expected
-                )
+                local.at(f"assumptions.{key}", bad.message, shown(value), spec.expected)
             )
             continue
         if typed is None:
-            problems.append(
-                YamlWhere(where.file, lines.get(str(key), where.line), where.context).at(
-                    f"assumptions.{key}", "is empty", None, spec.expected
-                )
-            )
+            problems.append(local.at(f"assumptions.{key}", "is empty", None, spec.expected))
             continue
         if isinstance(typed, float | bool):
             values[str(key)] = typed
