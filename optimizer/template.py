@@ -233,7 +233,7 @@ def _num_format(column: Column) -> str | None:
         return _BOOLEAN
     if column.fraction:
         return _PERCENT
-    if column.unit == "USD":
+    if column.unit is not None and column.unit.startswith("USD"):
         return _USD
     if column.type is ColumnType.INTEGER or column.unit in {"tokens", "tokens/s"}:
         return _WHOLE

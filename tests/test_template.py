@@ -266,3 +266,13 @@ def test_gpumix_template_writes_the_workbook(tmp_path: Path, capsys: pytest.Capt
     assert main(["template", str(out)]) == 0
     assert openpyxl.load_workbook(out).sheetnames == list(SHEET_ORDER)
     assert str(out) in capsys.readouterr().out
+
+
+def test_awkward_text_reads_back_unchanged_with_calamine(tmp_path: Path) -> None:
+    # The reader uses calamine; names must survive the trip exactly.
+    from python_calamine import CalamineWorkbook
+
+    names = ["a\x01b", "_x0041_", " lead and trail ", "é€😀", "-1", "@SUM(A1)", "line\nbreak"]
+    path = _written(tmp_path, {"GPUs": [{"gpu": n, "vram_gb": 1, "fp16_tflops": 1} for n in names]})
+    grid = CalamineWorkbook.from_path(str(path)).get_sheet_by_name("GPUs").to_python()
+    assert [row[0] for row in grid[1 : len(names) + 1]] == names
