@@ -104,6 +104,12 @@ class ProgressBar:
         self.stream.write(f"\r{self.label} [{bar}] {self.done}/{self.total}{end}")
         self.stream.flush()
 
+    def finish(self) -> None:
+        """End the line when the work stopped before the bar filled (e.g. bisection converged)."""
+        if self.done < self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
 
 def run_in_order(
     executor: Executor,

@@ -123,13 +123,22 @@ class Regime:
     def describe(self) -> str:
         if not self.status.has_plan:
             return f"no plan ({self.status.value})"
-        parts = [f"buying {n} {g}" for g, n in self.bought]
-        parts += [f"reserving {n} {g}" for g, n in self.reserved]
-        parts += [f"renting {g}" for g in self.rented]
-        parts += [f"{g} on spot" for g in self.spot]
-        if not parts:
-            return "no GPUs"
-        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        # One clause per option, types grouped: "buying 9 RTX 4090 and 2 H100; renting
+        # H100 on demand" reads unambiguously where a flat list of types would not.
+        parts = []
+        if self.bought:
+            parts.append("buying " + _and([f"{n} {g}" for g, n in self.bought]))
+        if self.reserved:
+            parts.append("reserving " + _and([f"{n} {g}" for g, n in self.reserved]))
+        if self.rented:
+            parts.append("renting " + _and(list(self.rented)) + " on demand")
+        if self.spot:
+            parts.append("renting " + _and(list(self.spot)) + " on spot")
+        return "; ".join(parts) if parts else "no GPUs"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @dataclass(frozen=True)
@@ -571,16 +580,21 @@ def run_sweep(
         )
         flips = find_flips(outcomes, specs, mode)
         if refine_steps > 0 and mode is not SweepMode.GRID and flips:
+            by_key = {s.key: s for s in specs}
+            rounds = ProgressBar(refine_steps, label="refine") if progress else None
 
             def solve_points(points: Sequence[tuple[str, float]]) -> list[PlanSummary]:
-                by_key = {s.key: s for s in specs}
                 jobs_args = [
                     (solve, apply_setting(base, by_key, (p,)), worker_settings) for p in points
                 ]
-                bar = ProgressBar(len(jobs_args), label="refine") if progress else None
-                return run_in_order(executor, solve_summary, jobs_args, bar)
+                summaries = run_in_order(executor, solve_summary, jobs_args)
+                if rounds is not None:
+                    rounds.advance()
+                return summaries
 
             flips = refine_flips(flips, specs, solve_points, refine_steps)
+            if rounds is not None:
+                rounds.finish()
     return SweepResult(
         base_name=base.name,
         specs=tuple(specs),
@@ -698,7 +712,8 @@ def _describe_flip(result: SweepResult, flip: Flip) -> str:
         context = f"with {fixed}, "
     if flip.refined:
         point = _format_value(spec, flip.point, resolution)
-        threshold = f"{point} (± {_format_value(spec, flip.precision, resolution)})"
+        plus_minus = f"± {_format_value(spec, flip.precision, resolution)}"
+        threshold = f"{point} ({plus_minus})"
     else:
         # The grid only brackets the flip: saying a midpoint would claim a precision it lacks.
         threshold = f"a value between {low} and {high}"
@@ -706,7 +721,7 @@ def _describe_flip(result: SweepResult, flip: Flip) -> str:
     if not lead:
         sentence = f"between {_label(spec)} {low} and {high} {change}"
         if flip.refined:
-            sentence += f" (flip at {threshold})"
+            sentence += f" (flip at {point} {plus_minus})"
         return context + sentence
     if flip.refined:
         return f"{context}{lead}: between {low} and {high} {change}"

@@ -22,6 +22,7 @@ from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.errors import InputError
 from optimizer.results import CashFlowMonth, FleetRow, Plan, SolverSettings, SolveStatus
 from optimizer.sweep import (
+    Regime,
     SpecKind,
     SweepMode,
     describe_flips,
@@ -282,7 +283,7 @@ def test_unrefined_flip_is_the_grid_bracket() -> None:
     (sentence,) = describe_flips(result)
     assert sentence == (
         "buying H100 stops paying when its on-demand price falls below a value between "
-        "$2.50/h and $3.00/h: there the plan switches from renting H100 to buying 1 H100"
+        "$2.50/h and $3.00/h: there the plan switches from renting H100 on demand to buying 1 H100"
     )
 
 
@@ -291,7 +292,7 @@ def test_flip_sentence_states_the_refined_point_and_its_precision() -> None:
     (sentence,) = describe_flips(result)
     assert sentence == (
         "buying H100 stops paying when its on-demand price falls below $2.855/h (± $0.004/h): "
-        "between $2.852/h and $2.859/h the plan switches from renting H100 to buying 1 H100"
+        "between $2.852/h and $2.859/h the plan switches from renting H100 on demand to buying 1 H100"
     )
 
 
@@ -316,7 +317,10 @@ def test_flip_into_infeasibility_is_described() -> None:
     (flip,) = result.flips
     assert not flip.before.status.has_plan
     assert abs(flip.point - BUY_PRICE) <= flip.precision
-    assert "from no plan (infeasible) to buying 1 H100" in describe_flips(result)[0]
+    assert describe_flips(result) == [
+        "between budget_capex $24,609 and $25,000 the plan switches from no plan (infeasible) "
+        "to buying 1 H100 (flip at $24,805 ± $195)"
+    ]
 
 
 def test_two_way_grid_finds_flips_along_each_axis() -> None:
@@ -343,7 +347,7 @@ def test_two_way_grid_finds_flips_along_each_axis() -> None:
     sentences = describe_flips(result)
     assert sentences[0] == (
         "with horizon_months 12, buying H100 stops paying when its on-demand price falls below "
-        "a value between $2.00/h and $3.00/h: there the plan switches from renting H100 to buying 1 H100"
+        "a value between $2.00/h and $3.00/h: there the plan switches from renting H100 on demand to buying 1 H100"
     )
     assert sentences[1].startswith("with the H100 on-demand price $3.00/h, buying H100 stops")
 
@@ -431,7 +435,11 @@ def test_one_way_workbook_holds_every_variant_as_numbers(tmp_path: Path) -> None
     assert [r[col["H100 bought (GPUs)"]] for r in rows[1:]] == [0, 1, 1]
     assert rows[1][col["H100 on-demand (GPU-hours)"]] == HOURS * MONTHS
     assert rows[1][col["on_demand (USD)"]] == HOURS * MONTHS
-    assert [r[col["fleet"]] for r in rows[1:]] == ["renting H100", "buying 1 H100", "buying 1 H100"]
+    assert [r[col["fleet"]] for r in rows[1:]] == [
+        "renting H100 on demand",
+        "buying 1 H100",
+        "buying 1 H100",
+    ]
     summary = [c for row in _rows(book["Summary"]) for c in row if isinstance(c, str)]
     assert describe_flips(result)[0] in summary
 
@@ -504,3 +512,19 @@ def test_workbook_leaves_variants_without_a_plan_blank_and_user_text_inert(tmp_p
     assert infeasible[col["fleet"]].startswith("no plan (infeasible): nothing fits")
     cell = book["Summary"]["B2"]
     assert cell.value == '=HYPERLINK("x")' and cell.data_type == "s" and cell.quotePrefix
+
+
+def test_regime_groups_gpu_types_by_option() -> None:
+    regime = Regime(
+        SolveStatus.OPTIMAL,
+        bought=(("H100", 2), ("RTX 4090", 9)),
+        reserved=(("A100", 4),),
+        rented=("A100", "H100"),
+        spot=("A100",),
+    )
+    assert regime.describe() == (
+        "buying 2 H100 and 9 RTX 4090; reserving 4 A100; "
+        "renting A100 and H100 on demand; renting A100 on spot"
+    )
+    assert Regime(SolveStatus.OPTIMAL).describe() == "no GPUs"
+    assert Regime(SolveStatus.INFEASIBLE).describe() == "no plan (infeasible)"
