@@ -7,13 +7,17 @@ checker alone.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import optimizer.check
 from optimizer.check import CheckReport, check_plan, expected_assignments, expected_fleet
 from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.estimate import estimate_pairs
 from optimizer.results import (
     AssignmentRow,
     CashFlowMonth,
@@ -26,7 +30,7 @@ from optimizer.results import (
     SolveStatus,
     WorkHours,
 )
-from tests.builders import BARE, gpu, offer, scenario, with_assumptions, workload
+from tests.builders import BARE, gpu, measured, offer, scenario, with_assumptions, workload
 
 C = CostCategory
 
@@ -802,3 +806,49 @@ def test_not_a_number_is_rejected_without_crashing() -> None:
         money_scenario(), replace(hand_plan(money_scenario(), [1.0] * 3), decisions=d), BATCH
     )
     assert_rejected(bad.violations, "purchases", "inf, not a finite number")
+
+
+def test_estimates_default_to_the_estimator() -> None:
+    s = scenario(
+        [gpu("RTX 4090", vram_gb=24.0, fp16_tflops=330.0, tdp_w=450.0, nvlink=False)],
+        [offer("RTX 4090", "on_demand", 0.60)],
+        [workload("lora", "lora", params_b=7.0, tokens=1e8)],
+        [measured("lora", "RTX 4090", gpus_per_replica=1, gpu_hours=10.0)],
+        BARE,
+        horizon_months=1,
+    )
+    estimates = list(estimate_pairs(s))
+    d = Decisions(
+        rented_hours={("RTX 4090|on_demand|1", 1): 10.0},
+        work={("lora", "RTX 4090", 1): WorkHours(hours=10.0)},
+        picks={"lora": "RTX 4090"},
+    )
+    plan = consistent_plan(s, d, estimates)
+    report = check_plan(s, plan)
+    assert report.ok and report.total_cost == pytest.approx(6.00, abs=0.005)
+    stale = replace(estimates[0], gpu_hours=9.0)
+    assert_rejected(
+        check_plan(s, replace(plan, options=(stale,))).violations, "options: lora on RTX 4090"
+    )
+
+
+def test_checker_is_independent_of_the_model() -> None:
+    """The checker recomputes from inputs and decisions: it never imports PuLP, the model or the solver."""
+    tree = ast.parse(Path(optimizer.check.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        f"{node.module}.{alias.name}"  # "from optimizer import model" is optimizer.model
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert not any(
+        name == banned or name.startswith(banned + ".")
+        for name in imported
+        for banned in ("pulp", "highspy", "optimizer.model", "optimizer.solve")
+    ), imported
