@@ -105,3 +105,10 @@ def test_main_writes_the_page(tmp_path: Path) -> None:
     out = tmp_path / "sub" / "workbook.md"
     assert docs_reference.main([str(out)]) == 0
     assert out.read_text(encoding="utf-8") == render_workbook_reference()
+
+
+def test_scenario_file_keys_match_what_the_scenario_file_reader_accepts() -> None:
+    from optimizer.scenario_file import FileModel, ScenarioModel
+
+    documented = [k for k, _, _ in SCENARIO_FILE_KEYS]
+    assert documented == [*FileModel.model_fields, *ScenarioModel.model_fields]
