@@ -27,7 +27,8 @@ def random_scenario(seed: int) -> Scenario:
         pue=rng.choice([1.0, 1.3]),
         idle_power_fraction=rng.choice([0.0, 0.10]),
         maintenance_per_year=rng.choice([0.0, 0.06]),
-        depreciation_months=rng.choice([12.0, 36.0]),
+        # 2 months: GPUs older than that are worth nothing at the horizon.
+        depreciation_months=rng.choice([2.0, 12.0, 36.0]),
         credit_residual_value=rng.random() < 0.5,
         discount_rate=discount_rate,
         max_utilization=rng.choice([1.0, 0.8]),
@@ -73,6 +74,8 @@ def _random_offers(rng: random.Random, name: str, horizon: int) -> list[Offer]:
                 max_units=rng.choice([None, None, 1]),
             )
         )
+        if rng.random() < 0.2:
+            found.append(offer(name, "buy", rng.choice([600.0, 1200.0]), n=2, max_units=1))
     if rng.random() < 0.8:
         found.append(
             offer(
@@ -99,6 +102,8 @@ def _random_offers(rng: random.Random, name: str, horizon: int) -> list[Offer]:
                 max_units=rng.choice([None, None, 1]),
             )
         )
+        if rng.random() < 0.2:
+            found.append(offer(name, "reserved", rng.choice([1.0, 2.5]), n=2, term_months=1, max_units=1))
     return found
 
 
