@@ -20,6 +20,7 @@ import pytest
 
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.errors import InputError
+from optimizer.executors import InlineExecutor, open_executor, run_in_order
 from optimizer.results import CashFlowMonth, FleetRow, Plan, SolverSettings, SolveStatus
 from optimizer.sweep import (
     Regime,
@@ -528,3 +529,27 @@ def test_regime_groups_gpu_types_by_option() -> None:
     )
     assert Regime(SolveStatus.OPTIMAL).describe() == "no GPUs"
     assert Regime(SolveStatus.INFEASIBLE).describe() == "no plan (infeasible)"
+
+
+# --------------------------------------------------------------------------- executors
+
+
+def _fails_on_three(x: int) -> int:
+    if x == 3:
+        raise ValueError("three")
+    return x * 10
+
+
+def test_run_in_order_keeps_input_order_and_reraises_a_task_error() -> None:
+    with open_executor(jobs=1) as executor:
+        assert isinstance(executor, InlineExecutor)
+        assert run_in_order(executor, _fails_on_three, [(1,), (2,), (4,)]) == [10, 20, 40]
+        with pytest.raises(ValueError, match="three"):
+            run_in_order(executor, _fails_on_three, [(1,), (3,)])
+
+
+def test_open_executor_refuses_zero_jobs_and_never_starts_more_workers_than_tasks() -> None:
+    with pytest.raises(ValueError, match="at least 1"), open_executor(jobs=0):
+        pass
+    with open_executor(jobs=4, tasks=1) as executor:
+        assert isinstance(executor, InlineExecutor)
