@@ -1,0 +1,167 @@
+"""Property: random valid rows written into a workbook read back as the same typed objects.
+
+The workbook is written by ``optimizer.template.write_template`` (the same
+file users fill in: headers with units, styled empty rows, a README sheet),
+so the test also proves the template and the reader agree on every column.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
+from optimizer.reader import read_workbook
+from optimizer.template import write_template
+
+# Names and texts as users type them: no surrounding spaces (the reader trims), no commas in names.
+_NAME = (
+    st.text(alphabet="ABCDEFGHXYZabcxyz0123456789-_. ", min_size=1, max_size=10)
+    .map(str.strip)
+    .filter(bool)
+)
+_TEXT = (
+    st.text(alphabet="abcXYZ019 .,;:()$€%=+-@'\"", min_size=1, max_size=20)
+    .map(str.strip)
+    .filter(bool)
+)
+# Excel keeps 15 significant digits: values with at most 11 are written and read back exactly.
+_POSITIVE = st.integers(1, 10**11).map(lambda i: i / 100)
+_NON_NEGATIVE = st.integers(0, 10**11).map(lambda i: i / 100)
+_FRACTION = st.integers(1, 1000).map(lambda i: i / 1000)
+_MONTH = st.integers(1, 36)
+
+
+def _optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.none() | strategy
+
+
+@st.composite
+def _gpus(draw: st.DrawFn) -> list[Gpu]:
+    names = draw(st.lists(_NAME, min_size=1, max_size=4, unique_by=str.lower))
+    return [
+        Gpu(
+            name=name,
+            vram_gb=draw(_POSITIVE),
+            fp16_tflops=draw(_POSITIVE),
+            memory_bandwidth_gbs=draw(_optional(_POSITIVE)),
+            tdp_w=draw(_POSITIVE),  # always given: any type may have a buy offer
+            nvlink=draw(st.booleans()),
+            max_per_node=draw(st.integers(1, 16)),
+            mfu_training=draw(_optional(_FRACTION)),
+        )
+        for name in names
+    ]
+
+
+@st.composite
+def _offers(draw: st.DrawFn, gpus: list[Gpu]) -> list[Offer]:
+    offers = []
+    counts: dict[tuple[str, OfferOption], int] = {}
+    for row in range(2, 2 + draw(st.integers(0, 8))):
+        gpu = draw(st.sampled_from(gpus)).name
+        option = draw(st.sampled_from(list(OfferOption)))
+        n = counts[(gpu, option)] = counts.get((gpu, option), 0) + 1
+        offers.append(
+            Offer(
+                offer_id=f"{gpu}|{option.value}|{n}",
+                gpu=gpu,
+                option=option,
+                price=draw(_NON_NEGATIVE),
+                term_months=draw(st.integers(1, 36)) if option is OfferOption.RESERVED else None,
+                max_units=draw(_optional(st.integers(0, 1000))),
+                available_from=draw(_MONTH),
+                provider=draw(_optional(_TEXT)),
+                source=draw(_optional(_TEXT)),
+                row=row,
+            )
+        )
+    return offers
+
+
+@st.composite
+def _workloads(draw: st.DrawFn) -> list[Workload]:
+    names = draw(st.lists(_NAME, min_size=0, max_size=4, unique_by=str.lower))
+    workloads = []
+    for name in names:
+        kind = draw(st.sampled_from(list(Kind)))
+        realtime = kind is Kind.REALTIME_INFERENCE
+        start = draw(_MONTH)
+        workloads.append(
+            Workload(
+                name=name,
+                kind=kind,
+                params_b=draw(_POSITIVE),  # given, so no measured figures are needed
+                precision=draw(st.sampled_from(list(Precision))),
+                tokens=None if realtime else draw(_POSITIVE),
+                tokens_per_second=draw(_POSITIVE) if realtime else None,
+                latency_ms=draw(_optional(_POSITIVE)),
+                context_tokens=draw(st.integers(1, 200_000)),
+                start_month=start,
+                end_month=draw(_optional(st.integers(start, 36))),
+                interruptible=False if realtime else draw(st.booleans()),
+                vram_gb=draw(_optional(_POSITIVE)),
+            )
+        )
+    return workloads
+
+
+@st.composite
+def _measurements(draw: st.DrawFn, workloads: list[Workload], gpus: list[Gpu]) -> list[Measurement]:
+    pairs = [(w, g) for w in workloads for g in gpus]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=5)) if pairs else []
+    return [
+        Measurement(
+            workload=w.name,
+            gpu=g.name,
+            gpus_per_replica=draw(_optional(st.integers(1, 64))),
+            gpu_hours=None if w.kind is Kind.REALTIME_INFERENCE else draw(_optional(_POSITIVE)),
+            tokens_per_second_per_replica=draw(_optional(_POSITIVE))
+            if w.kind is Kind.REALTIME_INFERENCE
+            else None,
+        )
+        for w, g in chosen
+    ]
+
+
+@st.composite
+def _inputs(draw: st.DrawFn) -> tuple[list[Gpu], list[Offer], list[Workload], list[Measurement]]:
+    gpus = draw(_gpus())
+    workloads = draw(_workloads())
+    return gpus, draw(_offers(gpus)), workloads, draw(_measurements(workloads, gpus))
+
+
+def _row(obj: object, rename: dict[str, str], skip: tuple[str, ...] = ()) -> dict[str, object]:
+    """An object's fields as a template row (enums as their text, None left blank)."""
+    row: dict[str, object] = {}
+    for key, value in obj.__dict__.items():
+        if key in skip:
+            continue
+        row[rename.get(key, key)] = value.value if hasattr(value, "value") else value
+    return row
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_inputs())
+def test_written_rows_read_back_as_the_same_objects(
+    inputs: tuple[list[Gpu], list[Offer], list[Workload], list[Measurement]],
+) -> None:
+    gpus, offers, workloads, measurements = inputs
+    rows = {
+        "GPUs": [_row(g, {"name": "gpu"}) for g in gpus],
+        "Prices": [_row(o, {}, skip=("offer_id", "row")) for o in offers],
+        "Workloads": [_row(w, {"name": "workload"}) for w in workloads],
+        "Throughput": [_row(m, {}) for m in measurements],
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "random.xlsx"
+        write_template(path, rows)
+        data = read_workbook(path)
+    assert data.gpus == tuple(gpus)
+    assert data.offers == tuple(offers)
+    assert data.workloads == tuple(workloads)
+    assert data.measurements == tuple(measurements)
