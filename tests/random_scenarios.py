@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import random
 
-from optimizer.domain import Assumptions, Gpu, Measurement, Offer, OfferOption, Scenario, Workload
+from optimizer.domain import Assumptions, Gpu, Measurement, Offer, Scenario, Workload
 from tests.builders import gpu, measured, offer, scenario, workload
 
 HOURS_PER_MONTH = 100.0
 
 
-def random_scenario(seed: int) -> Scenario:
-    """One reproducible random scenario; the same seed always gives the same one."""
+def random_scenario(seed: int, *, longest_horizon: int = 3, extra_jobs: int = 0) -> Scenario:
+    """One reproducible random scenario; the same arguments always give the same one.
+
+    The defaults keep it small enough to enumerate (one flexible job, no
+    monthly budget). ``extra_jobs`` adds that many training or batch jobs and
+    sometimes a monthly budget: too big to enumerate, but fine for the checker.
+    """
     rng = random.Random(seed)
-    horizon = rng.randint(1, 3)
+    horizon = rng.randint(1, longest_horizon)
     discount_rate = rng.choice([0.0, 0.0, 0.10])
     assumptions = Assumptions(
         hours_per_month=HOURS_PER_MONTH,
@@ -50,6 +55,12 @@ def random_scenario(seed: int) -> Scenario:
         # The enumeration checks the total budget on the cheapest completion's
         # cash, which is the cheapest cash only when nothing is discounted.
         budgets["budget_total"] = rng.choice([500.0, 1500.0, 4000.0])
+    for i in range(extra_jobs):
+        more, more_measured = _random_job(rng, f"job{i}", [g.name for g in gpus], horizon)
+        workloads.append(more)
+        measurements += more_measured
+    if extra_jobs and rng.random() < 0.3:
+        budgets["budget_monthly"] = rng.choice([100.0, 300.0, 800.0])
     return scenario(
         gpus,
         offers,
@@ -103,7 +114,9 @@ def _random_offers(rng: random.Random, name: str, horizon: int) -> list[Offer]:
             )
         )
         if rng.random() < 0.2:
-            found.append(offer(name, "reserved", rng.choice([1.0, 2.5]), n=2, term_months=1, max_units=1))
+            found.append(
+                offer(name, "reserved", rng.choice([1.0, 2.5]), n=2, term_months=1, max_units=1)
+            )
     return found
 
 
@@ -172,5 +185,22 @@ def _random_workloads(
     return workloads, measurements
 
 
-def offers_with_option(s: Scenario, option: OfferOption) -> list[Offer]:
-    return [o for o in s.offers if o.option is option]
+def _random_job(
+    rng: random.Random, name: str, gpu_names: list[str], horizon: int
+) -> tuple[Workload, list[Measurement]]:
+    start, end = _window(rng, horizon)
+    kind = rng.choice(["lora", "pretraining", "batch_inference"])
+    job = workload(
+        name,
+        kind,
+        tokens=1e6,
+        vram_gb=10.0,
+        start_month=start,
+        end_month=end,
+        interruptible=rng.random() < 0.5,
+    )
+    hours = [rng.choice([20.0, 60.0, 150.0]) for _ in gpu_names]
+    return job, [
+        measured(name, g, gpus_per_replica=1, gpu_hours=h)
+        for g, h in zip(gpu_names, hours, strict=True)
+    ]

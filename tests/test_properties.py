@@ -52,6 +52,14 @@ def test_every_plan_passes_the_checker(seed: int) -> None:
 
 
 @FEW
+@given(seed=SEEDS, jobs=st.integers(min_value=1, max_value=3))
+def test_every_larger_plan_passes_the_checker(seed: int, jobs: int) -> None:
+    """Several jobs sharing pools over up to 8 months, monthly budgets: still checked clean."""
+    plan = solve_checked(random_scenario(seed, longest_horizon=8, extra_jobs=jobs), EXACT)
+    assert plan.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE), plan.diagnostics
+
+
+@FEW
 @given(
     seed=SEEDS,
     budget=st.sampled_from(["budget_total", "budget_capex", "budget_monthly"]),
