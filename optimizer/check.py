@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario, Workload
@@ -103,21 +103,26 @@ def check_plan(
     )
     total_cost = sum(costs.values()) - credit_discounted
     cash_out = sum(sum(month.values()) for month in cash.values())
-    violations += budget_violations(scenario, cash)
-    report = CheckReport(
+    recomputed = CheckReport(
         total_cost=total_cost,
         cash_out=cash_out,
         residual_credit=credit,
         costs=costs,
         cash_flow=cash,
-        violations=violations,
+        violations=[],
         residual_credit_discounted=credit_discounted,
     )
-    violations += reported_money_violations(report, plan)
-    violations += fleet_violations(scenario, decisions, plan.fleet)
-    violations += assignment_violations(scenario, decisions, estimates, plan.assignments)
-    violations += offer_use_violations(scenario, decisions, plan.offer_use)
-    return report
+    return replace(
+        recomputed,
+        violations=[
+            *violations,
+            *budget_violations(scenario, cash),
+            *reported_money_violations(recomputed, plan),
+            *fleet_violations(scenario, decisions, plan.fleet),
+            *assignment_violations(scenario, decisions, estimates, plan.assignments),
+            *offer_use_violations(scenario, decisions, plan.offer_use),
+        ],
+    )
 
 
 # ---------------------------------------------------------------- tolerances
