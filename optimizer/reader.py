@@ -599,55 +599,72 @@ def _missing_columns(file: str, table: SheetTable, sheet: Sheet) -> list[Problem
     return problems
 
 
+_UNCALCULATED = (
+    "formula has no saved value (the file was saved by a program that does not "
+    "calculate formulas: open and save it in Excel or LibreOffice)"
+)
+
+
 def _unreadable_cells(
     path: Path, facts: ArchiveFacts, sheets: Sequence[str], grids: Mapping[str, list[list[object]]]
 ) -> dict[str, dict[tuple[int, int], UnreadableCell]]:
     """Formula cells with no saved value and Excel error cells, per sheet, as (row, 0-based col).
 
     calamine reads both as blank, which would silently mean "not given".
-    Only runs openpyxl when the safety scan saw formulas or error cells.
+    Only runs openpyxl (read-only) when the safety scan saw formulas or
+    error cells: a first pass finds the formula cells calamine reads as
+    blank; a second, on cached values, finds error values and tells a
+    formula whose saved result is the empty text (``=IF(..., "", ...)``,
+    saved with type ``str``: a genuinely blank cell) from one never calculated.
     """
     found: dict[str, dict[tuple[int, int], UnreadableCell]] = {s: {} for s in sheets}
     if not (facts.has_formulas or facts.has_error_cells):
         return found
     import openpyxl  # slow to import; most workbooks never need it
 
+    blank_formulas: dict[str, dict[tuple[int, int], str]] = {s: {} for s in sheets}
     if facts.has_formulas:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=False)
-        try:
-            for name in sheets:
-                ws = book[name]
-                ws.reset_dimensions()  # never trust the stored used range
-                grid = grids[name]
-                for row in ws.iter_rows():
-                    for cell in row:
-                        if getattr(cell, "data_type", None) != "f":
-                            continue
-                        r, c = cell.row - 1, cell.column - 1
-                        cached = grid[r][c] if r < len(grid) and c < len(grid[r]) else ""
-                        if is_blank(cached):
-                            found[name][(cell.row, c)] = UnreadableCell(
-                                "formula has no saved value (the file was saved by a program that does not "
-                                "calculate formulas: open and save it in Excel or LibreOffice)",
-                                str(cell.value),
-                            )
-        finally:
-            book.close()
-    if facts.has_error_cells:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        try:
-            for name in sheets:
-                ws = book[name]
-                ws.reset_dimensions()
-                for row in ws.iter_rows():
-                    for cell in row:
-                        if getattr(cell, "data_type", None) == "e":
-                            found[name][(cell.row, cell.column - 1)] = UnreadableCell(
-                                f"holds the Excel error {cell.value}", str(cell.value)
-                            )
-        finally:
-            book.close()
+        for name, cell in _openpyxl_cells(openpyxl, path, sheets, data_only=False):
+            if cell.data_type != "f":
+                continue
+            r, c = cell.row - 1, cell.column - 1
+            grid = grids[name]
+            cached = grid[r][c] if r < len(grid) and c < len(grid[r]) else ""
+            if is_blank(cached):
+                blank_formulas[name][(cell.row, c)] = str(cell.value)
+    if facts.has_error_cells or any(blank_formulas.values()):
+        for name, cell in _openpyxl_cells(openpyxl, path, sheets, data_only=True):
+            key = (cell.row, cell.column - 1)
+            if cell.data_type == "e":
+                found[name][key] = UnreadableCell(
+                    f"holds the Excel error {cell.value}", str(cell.value)
+                )
+                blank_formulas[name].pop(key, None)
+            elif cell.data_type == "str":
+                blank_formulas[name].pop(key, None)  # the formula's saved result is ""
+    for name, cells in blank_formulas.items():
+        for key, formula in cells.items():
+            found[name][key] = UnreadableCell(_UNCALCULATED, formula)
     return found
+
+
+def _openpyxl_cells(
+    openpyxl: Any, path: Path, sheets: Sequence[str], data_only: bool
+) -> Iterable[tuple[str, Any]]:
+    """(sheet name, cell) for every stored cell of ``sheets``, read-only."""
+    book = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+    try:
+        for name in sheets:
+            ws = book[name]
+            ws.reset_dimensions()  # never trust the stored used range
+            for row in ws.iter_rows():
+                for cell in row:
+                    if not hasattr(cell, "row"):
+                        continue  # an EmptyCell filling a gap
+                    if cell.value is not None or cell.data_type == "str":
+                        yield name, cell
+    finally:
+        book.close()
 
 
 def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:

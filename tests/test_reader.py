@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import shutil
+import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -282,3 +285,57 @@ def test_column_letters_and_headers() -> None:
     assert [column_letter(i) for i in (0, 25, 26, 701, 702)] == ["A", "Z", "AA", "ZZ", "AAA"]
     assert normalize_header(" Price (USD per GPU-hour) ") == "price"
     assert normalize_header("VRAM_GB(GB)") == "vram_gb"
+
+
+def _rewrite_member(path: Path, member: str, old: bytes, new: bytes) -> None:
+    with zipfile.ZipFile(path) as archive:
+        contents = {i.filename: archive.read(i.filename) for i in archive.infolist()}
+    assert old in contents[member]
+    contents[member] = contents[member].replace(old, new, 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+
+
+def test_formula_whose_saved_result_is_empty_text_is_blank(tmp_path: Path) -> None:
+    # Excel saves =IF(...,"",...) showing "" as a str-typed cell with an empty value.
+    path = write_sheets(
+        tmp_path / "in.xlsx", set_cell(valid_sheets(), "Prices", 6, "source", '=""')
+    )
+    _rewrite_member(
+        path,
+        "xl/worksheets/sheet2.xml",
+        b'<c r="H6"><f>""</f><v /></c>',
+        b'<c r="H6" t="str"><f>""</f><v></v></c>',
+    )
+    assert read_workbook(path).offers[4].source is None
+
+
+@pytest.mark.libreoffice
+def test_workbook_recalculated_by_libreoffice(tmp_path: Path) -> None:
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice is not installed")
+    sheets = set_cell(valid_sheets(), "Prices", 3, "price", "=2*1.5")
+    set_cell(sheets, "GPUs", 3, "nvlink", "=1>2")
+    source = write_sheets(tmp_path / "script.xlsx", sheets)
+    with pytest.raises(InputError, match="cell C3, column price: formula has no saved value"):
+        read_workbook(source)
+    out = tmp_path / "saved"
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+            "--headless",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    data = read_workbook(out / "script.xlsx")
+    assert data.offers[1].price == 3.0
+    assert data.gpus[1].nvlink is False
