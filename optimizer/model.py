@@ -34,6 +34,7 @@ are checked for collisions.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -415,7 +416,10 @@ def _define_variables(
         for t in w.window(T):
             if w.kind is Kind.REALTIME_INFERENCE:
                 built.replicas[(w_name, g_name, t)] = prob.add_variable(
-                    f"replicas_w{i}_g{j}_t{t}", lowBound=0, cat=pulp.LpInteger
+                    f"replicas_w{i}_g{j}_t{t}",
+                    lowBound=0,
+                    upBound=_replicas_enough(w, _est),
+                    cat=pulp.LpInteger,
                 )
             else:
                 built.work[(w_name, g_name, t)] = prob.add_variable(
@@ -429,6 +433,16 @@ def _define_variables(
             built.pick[(w_name, g_name)] = prob.add_variable(
                 f"pick_w{i}_g{j}", lowBound=0, upBound=1, cat=pulp.LpInteger
             )
+
+
+def _replicas_enough(w: Workload, est: PairEstimate) -> int:
+    """Replicas of one type that alone meet the demand: more only add hours and cost."""
+    return _ceil((w.tokens_per_second or 0.0) / (est.tokens_per_second_per_replica or 1.0))
+
+
+def _ceil(x: float) -> int:
+    """Ceiling that ignores floating-point noise (3.0000000001 is 3)."""
+    return max(0, math.ceil(x - 1e-9))
 
 
 def _pairs_of(built: BuiltModel, w: Workload) -> list[str]:
@@ -512,7 +526,17 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
     """Realtime serving meets its sustained tokens/s in every month of its window.
 
     ``realtime_demand_w{w}_t{t}``:
-        sum_g cap[w,g] * replicas[w,g,t] >= tokens_per_second[w]
+        sum_g min(cap[w,g], tokens_per_second[w]) * replicas[w,g,t] >= tokens_per_second[w]
+
+    Capping a coefficient at the demand changes no integer solution (one
+    such replica alone meets the demand) but stops the LP relaxation from
+    paying for a sliver of a big replica.
+
+    ``realtime_demand_replicas_w{w}_t{t}`` (a valid cut that tightens the LP
+    relaxation, which would otherwise pay for a fraction of a replica):
+        sum_g replicas[w,g,t] >= ceil(tokens_per_second[w] / max_g cap[w,g])
+    and ``replicas[w,g,t] <= ceil(tokens_per_second[w] / cap[w,g])`` as a
+    bound (more replicas of one type than meet the demand alone only add cost).
 
     Its GPU-hours are ``replicas * k[w,g] * H`` (in ``pool_balance``).
     Elastic (``demand``): ``short[w,t]`` tokens/s, weighted 1 per month of
@@ -525,11 +549,16 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
             continue
         i = wpos[w.name]
         need = w.tokens_per_second or 0.0
+        best = max(
+            (built.estimates[(w.name, g)].tokens_per_second_per_replica or 0.0)
+            for g in _pairs_of(built, w)
+        )
+        fewest = _ceil(need / best)
         for t in w.window(s.horizon_months):
             terms: Terms = [
                 (
                     built.replicas[(w.name, g, t)],
-                    built.estimates[(w.name, g)].tokens_per_second_per_replica or 0.0,
+                    min(need, built.estimates[(w.name, g)].tokens_per_second_per_replica or 0.0),
                 )
                 for g in _pairs_of(built, w)
             ]
@@ -537,6 +566,14 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
             if short is not None:
                 terms.append((short, 1.0))
             built.add_row("realtime_demand", (f"w{i}", f"t{t}"), terms, pulp.LpConstraintGE, need)
+            if short is None and fewest >= 1:
+                built.add_row(
+                    "realtime_demand",
+                    ("replicas", f"w{i}", f"t{t}"),
+                    [(v, 1.0) for v, _cap in terms],
+                    pulp.LpConstraintGE,
+                    fewest,
+                )
 
 
 def define_owned_capacity_constraints(built: BuiltModel) -> None:

@@ -127,8 +127,10 @@ def _silence_highs_banner() -> None:
 class _Progress:
     """Prints elapsed time, best plan so far and proven gap to stderr, at most once a second.
 
-    Fed by HiGHS's MIP-interrupt and improving-solution callbacks; silent for
-    the first second so quick solves print nothing.
+    Fed by HiGHS's MIP-interrupt and improving-solution callbacks (through
+    PuLP's ``callbackTuple``); silent for the first second so quick solves
+    print nothing. HiGHS calls back between nodes and cut rounds, so during
+    a long root-node phase a line may come later than once a second.
     """
 
     def __init__(self) -> None:
@@ -189,7 +191,10 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
     if settings.progress:
         kinds = highspy.cb.HighsCallbackType
         extra["callbackTuple"] = (_Progress(), None)
-        extra["callbacksToActivate"] = [kinds.kCallbackMipInterrupt]
+        extra["callbacksToActivate"] = [
+            kinds.kCallbackMipInterrupt,
+            kinds.kCallbackMipImprovingSolution,
+        ]
     solver = pulp.HiGHS(
         msg=False,
         gapRel=settings.gap,
@@ -460,7 +465,9 @@ def _plan_from_solution(
     diagnostics: list[str] = []
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
-        diagnostics.append(f"{run.message}; the plan is within {gap_text} of the cheapest")
+        diagnostics.append(
+            f"{run.message}: the plan's cost is at most {gap_text} above the cheapest possible"
+        )
     elif run.gap is not None and run.gap > 1e-9:
         diagnostics.append(
             f"optimal within the gap tolerance {settings.gap:g}: proven within {run.gap:.4%} "

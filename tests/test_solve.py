@@ -13,6 +13,7 @@ import pytest
 
 from optimizer.domain import CostCategory
 from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve import _Progress, _solve_status
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked
 
@@ -276,3 +277,95 @@ def test_power_cap_binds() -> None:
     plan = solve_checked(s)
     assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * H * 12, abs=0.005)
     assert plan.fleet[-1].owned == 1
+
+
+def test_highs_statuses_map_to_ours() -> None:
+    import highspy
+
+    ms = highspy.HighsModelStatus
+    assert _solve_status(ms.kOptimal, None, None, True) is SolveStatus.OPTIMAL
+    assert _solve_status(ms.kInfeasible, None, None, False) is SolveStatus.INFEASIBLE
+    assert _solve_status(ms.kTimeLimit, None, None, True) is SolveStatus.TIME_LIMIT
+    assert _solve_status(ms.kTimeLimit, None, None, False) is SolveStatus.ERROR
+    assert _solve_status(ms.kInterrupt, None, None, True) is SolveStatus.TIME_LIMIT
+    assert _solve_status(ms.kSolveError, None, None, False) is SolveStatus.ERROR
+
+
+def test_cbc_statuses_map_to_ours() -> None:
+    import pulp
+
+    assert (
+        _solve_status(None, pulp.LpStatusOptimal, pulp.LpSolutionOptimal, None)
+        is SolveStatus.OPTIMAL
+    )
+    time_limited = _solve_status(None, pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible, None)
+    assert time_limited is SolveStatus.TIME_LIMIT
+    assert (
+        _solve_status(None, pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible, None)
+        is SolveStatus.INFEASIBLE
+    )
+    assert (
+        _solve_status(None, pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound, None)
+        is SolveStatus.ERROR
+    )
+
+
+def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not() -> None:
+    # A synthetic scenario HiGHS cannot prove optimal in a hundredth of a second.
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.synthetic import synthetic_scenario
+
+    s = synthetic_scenario(10, 20, 36, seed=1)
+    plan = solve_checked(s, SolverSettings(time_limit=0.01))
+    assert plan.status in (SolveStatus.TIME_LIMIT, SolveStatus.ERROR)
+    if plan.status is SolveStatus.TIME_LIMIT:
+        assert plan.gap is not None and plan.gap > 0
+        assert "time limit" in plan.diagnostics[0]
+    else:
+        assert plan.total_cost is None
+        assert plan.diagnostics == (
+            "HiGHS found no plan within the 0.01 s time limit; raise --time-limit or simplify "
+            "the scenario",
+        )
+
+
+class _FakeProgress:
+    mip_primal_bound = 12_345.678
+    mip_gap = 0.0123
+
+
+def test_progress_goes_to_stderr_after_a_second(capsys: pytest.CaptureFixture[str]) -> None:
+    progress = _Progress()
+    progress(None, "", _FakeProgress(), None, None)  # at once: quiet
+    progress.started -= 5.0  # as if five seconds had passed
+    progress(None, "", _FakeProgress(), None, None)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "best plan $12,345.68  proven gap 1.230%" in err
+    assert err.count("\n") == 1
+
+
+def test_progress_solve_prints_nothing_on_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    s = batch_on_h100(1000.0, 12, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
+    plan = solve_checked(s, SolverSettings(progress=True))
+    assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * 270 * 12, abs=0.005)
+    assert capfd.readouterr().out == ""
+
+
+def test_solver_info_and_plan_are_complete() -> None:
+    s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
+    plan = solve_checked(s)
+    assert plan.solver is not None
+    assert (plan.solver.name, plan.solver.integers) == ("HiGHS", 3)
+    assert plan.solver.variables > 0 and plan.solver.constraints > 0
+    assert [m.month for m in plan.cash_flow] == [1, 2, 3]
+    assert all(set(m.amounts) == set(CostCategory) for m in plan.cash_flow)
+    assert [(f.gpu, f.month) for f in plan.fleet] == [("H100", 1), ("H100", 2), ("H100", 3)]
+    assert plan.gap == 0.0
+    assert {u.offer_id: u.units for u in plan.offer_use} == {
+        "H100|buy|1": 0.0,
+        "H100|on_demand|1": 3000.0,
+    }
