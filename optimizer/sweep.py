@@ -136,6 +136,44 @@ class Regime:
             parts.append("renting " + _and(list(self.spot)) + " on spot")
         return "; ".join(parts) if parts else "no GPUs"
 
+    def change_to(self, other: Regime) -> str:
+        """How the plan changes from this regime to ``other``, in words.
+
+        Two short plans read best in full ("from renting H100 on demand to
+        buying 1 H100"); for larger ones only what differs is said, since the
+        unchanged part would bury the change.
+        """
+        before, after = self.describe(), other.describe()
+        if not (self.status.has_plan and other.status.has_plan) or (
+            ";" not in before and ";" not in after
+        ):
+            return f"the plan switches from {before} to {after}"
+        return "the plan changes: " + "; ".join(self._differences(other))
+
+    def _differences(self, other: Regime) -> list[str]:
+        changes = []
+        for verb, mine, theirs in (
+            ("buy", dict(self.bought), dict(other.bought)),
+            ("reserve", dict(self.reserved), dict(other.reserved)),
+        ):
+            for gpu in sorted(set(mine) | set(theirs)):
+                was, now = mine.get(gpu, 0), theirs.get(gpu, 0)
+                if was == now:
+                    continue
+                if not was:
+                    changes.append(f"starts to {verb} {now} {gpu}")
+                elif not now:
+                    changes.append(f"stops {verb}ing {gpu} ({was} before)")
+                else:
+                    changes.append(f"{verb}s {now} {gpu} instead of {was}")
+        for how, mine_set, theirs_set in (
+            ("on demand", set(self.rented), set(other.rented)),
+            ("on spot", set(self.spot), set(other.spot)),
+        ):
+            changes += [f"starts renting {g} {how}" for g in sorted(theirs_set - mine_set)]
+            changes += [f"stops renting {g} {how}" for g in sorted(mine_set - theirs_set)]
+        return changes
+
 
 def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -703,7 +741,7 @@ def _describe_flip(result: SweepResult, flip: Flip) -> str:
     resolution = flip.precision if flip.refined else None
     low = _format_value(spec, flip.low, resolution)
     high = _format_value(spec, flip.high, resolution)
-    change = f"the plan switches from {flip.before.describe()} to {flip.after.describe()}"
+    change = flip.before.change_to(flip.after)
     context = ""
     if flip.fixed:
         fixed = ", ".join(

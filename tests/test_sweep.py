@@ -553,3 +553,22 @@ def test_open_executor_refuses_zero_jobs_and_never_starts_more_workers_than_task
         pass
     with open_executor(jobs=4, tasks=1) as executor:
         assert isinstance(executor, InlineExecutor)
+
+
+def test_a_change_between_large_plans_names_only_what_differs() -> None:
+    before = Regime(
+        SolveStatus.OPTIMAL,
+        bought=(("RTX 4090", 9),),
+        reserved=(("A100", 1),),
+        rented=("A100", "H100"),
+        spot=("A100",),
+    )
+    after = replace(before, reserved=(("A100", 32),), rented=("A100",), bought=())
+    assert before.change_to(after) == (
+        "the plan changes: stops buying RTX 4090 (9 before); reserves 32 A100 instead of 1; "
+        "stops renting H100 on demand"
+    )
+    small = Regime(SolveStatus.OPTIMAL, rented=("H100",))
+    assert small.change_to(Regime(SolveStatus.OPTIMAL, bought=(("H100", 8),))) == (
+        "the plan switches from renting H100 on demand to buying 8 H100"
+    )
