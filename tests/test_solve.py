@@ -369,3 +369,38 @@ def test_solver_info_and_plan_are_complete() -> None:
         "H100|buy|1": 0.0,
         "H100|on_demand|1": 3000.0,
     }
+
+
+def test_assignment_costs_share_each_type_month_by_hours() -> None:
+    # One owned H100 shared by two batch jobs (365 h each a month). Its net
+    # capital cost, 25,000 - 2/3 credited = 8,333.33, is spread over 12 months
+    # and split evenly: 347.22 a month each; together they carry cash - credit.
+    a = replace(BARE, credit_residual_value=True, depreciation_months=36.0)
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15)],
+        [
+            workload("a", "batch_inference", params_b=8, tokens=2e9),
+            workload("b", "batch_inference", params_b=8, tokens=3e9),
+        ],
+        [
+            measured("a", "H100", gpu_hours=365.0, gpus_per_replica=1),
+            measured("b", "H100", gpu_hours=365.0, gpus_per_replica=1),
+        ],
+        assumptions=a,
+        horizon_months=12,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(25_000.0 / 3, abs=0.005)
+    assert len(plan.assignments) == 24
+    for row in plan.assignments:
+        assert row.cost == pytest.approx(25_000.0 / 3 / 12 / 2, abs=0.005)
+        assert row.gpu_hours == pytest.approx(365.0)
+    assert {row.workload: row.tokens for row in plan.assignments if row.month == 5} == {
+        "a": pytest.approx(2e9),
+        "b": pytest.approx(3e9),
+    }
+    assert plan.cash_out is not None and plan.residual_credit is not None
+    total = sum(row.cost for row in plan.assignments)
+    assert total == pytest.approx(plan.cash_out - plan.residual_credit, abs=0.005)
+    assert not any("idle capacity" in d for d in plan.diagnostics)
