@@ -342,7 +342,7 @@ def build_gpu(values: Mapping[str, Any], where: Where) -> tuple[Gpu | None, list
 def build_offer(
     values: Mapping[str, Any], where: Where, offer_id: str = "", row: int = 0
 ) -> tuple[Offer | None, list[Problem]]:
-    """An offer (``offer_id`` and ``row`` as given: ``OfferNumbers`` makes the ids)."""
+    """An offer, with ``offer_id`` and ``row`` as given (``offer_id()`` makes the ids)."""
     problems: list[Problem] = []
     option = values.get("option")
     if option == OfferOption.RESERVED.value and "term_months" not in values:
@@ -363,11 +363,26 @@ def build_offer(
                 "blank",
             )
         )
-    if problems or not {"gpu", "option", "price"} <= values.keys():
+    if problems or "gpu" not in values or option is None or "price" not in values:
         return None, problems
-    rest = {k: v for k, v in values.items() if k not in ("gpu", "option")}
-    option = OfferOption(values["option"])
-    return Offer(offer_id=offer_id, gpu=values["gpu"], option=option, row=row, **rest), []
+    return (
+        Offer(
+            offer_id=offer_id,
+            gpu=values["gpu"],
+            option=_OPTIONS[option],
+            price=values["price"],
+            term_months=values.get("term_months"),
+            max_units=values.get("max_units"),
+            available_from=values.get("available_from", 1),
+            provider=values.get("provider"),
+            source=values.get("source"),
+            row=row,
+        ),
+        [],
+    )
+
+
+_OPTIONS = {o.value: o for o in OfferOption}
 
 
 def build_workload(
@@ -805,25 +820,36 @@ def _rows(
         for name, index in table.columns.items()
         if name in specs
     }
-    required = [name for name, spec in specs.items() if spec.required]
-    for k, (r, values) in enumerate(table.rows):
+    names = list(columns)
+    # Rows needing a closer look: a bad value, or a blank required cell. A
+    # required column that is missing altogether is reported once, by
+    # _missing_columns, not once per row.
+    required = [n for n in names if specs[n].required]
+    flagged = {k for n in names for k, v in enumerate(columns[n]) if v.__class__ is BadValue}
+    flagged.update(k for n in required for k, v in enumerate(columns[n]) if v is None)
+    for k, ((r, values), typed_values) in enumerate(
+        zip(table.rows, zip(*columns.values(), strict=True), strict=True)
+    ):
         where = SheetRow(file, table.name, r, table.columns)
+        if k not in flagged:
+            yield (
+                where,
+                {n: v for n, v in zip(names, typed_values, strict=True) if v is not None},
+                [],
+            )
+            continue
         typed: dict[str, Any] = {}
         found: list[Problem] = []
-        for name, results in columns.items():
-            value = results[k]
-            if value is None:
-                continue
+        for name, value in zip(names, typed_values, strict=True):
             if value.__class__ is BadValue:
                 bad = value
                 cell = values[table.columns[name]]
                 found.append(
                     where.at(name, bad.message, shown(cell), bad.expected or specs[name].expected)
                 )
-            else:
+            elif value is not None:
                 typed[name] = value
-        for name in required:
-            if name not in typed and not any(p.column == name for p in found):
+            elif name in required:
                 found.append(where.at(name, "is blank", None, specs[name].expected))
         yield where, typed, found
 
@@ -832,12 +858,21 @@ def _coerce_column(spec: FieldSpec, raws: Sequence[object]) -> list[object]:
     """``coerce`` over one column: each value typed, None when blank, or the BadValue."""
     cache: dict[str, object] = {}
     out: list[object] = []
+    # Plain non-negative floats are most cells of a big sheet: checked inline.
+    floats_pass = (
+        spec.type is ColumnType.NUMBER and not spec.at_most_one and (spec.minimum or 0) <= 0
+    )
+    ints_pass = spec.type is ColumnType.INTEGER
+    ints_from = (spec.minimum or 0) + (1 if spec.positive else 0)
     for raw in raws:
         if raw.__class__ is str:
-            text = raw
-            if text not in cache:
-                cache[text] = _coerced_or_bad(spec, text)
-            out.append(cache[text])
+            if raw not in cache:
+                cache[raw] = _coerced_or_bad(spec, raw)
+            out.append(cache[raw])
+        elif floats_pass and raw.__class__ is float and 0 < raw < math.inf:
+            out.append(raw)
+        elif ints_pass and raw.__class__ is float and raw.is_integer() and ints_from <= raw < 2**53:
+            out.append(int(raw))
         else:
             out.append(_coerced_or_bad(spec, raw))
     return out
