@@ -75,9 +75,17 @@ def _price_unit(offer: Offer) -> str:
 
 
 def audit_sheet(run: RunResult) -> SheetModel:
-    sheet = SheetModel(AUDIT)
+    # Many columns of long text: two pages wide keeps the print legible.
+    sheet = SheetModel(AUDIT, freeze=(0, 1), pages_wide=2)
     blocks = _Blocks(sheet)
-    T, N, INT, M, P = Style.TEXT, Style.NUMBER, Style.INTEGER, Style.MONEY, Style.PERCENT
+    T, W, N, INT, M, P = (
+        Style.TEXT,
+        Style.WRAP,
+        Style.NUMBER,
+        Style.INTEGER,
+        Style.MONEY,
+        Style.PERCENT,
+    )
     solvers = sorted({f"{p.solver.name} {p.solver.version}" for p in run.plans if p.solver})
     blocks.block(
         "Run",
@@ -146,7 +154,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
             )
             style = Style.PERCENT if key is not None and key.fraction else Style.NUMBER
             assumption_rows.append(
-                [(p.name, T), (f.name, T), (value, style), (unit, T), (source, T)]
+                [(p.name, T), (f.name, T), (value, style), (unit, T), (source, W)]
             )
     blocks.block(
         "Assumptions used",
@@ -244,7 +252,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
                 (o.max_units, INT),
                 (o.available_from, INT),
                 (o.provider, T),
-                (o.source, T),
+                (o.source, W),
                 (o.row or None, INT),
             ]
             for p in run.plans

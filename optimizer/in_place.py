@@ -48,12 +48,13 @@ from optimizer.errors import InputError, Problem
 from optimizer.result_workbook import build_result_sheets
 from optimizer.results import RunResult
 from optimizer.sheet_grid import (
+    FORMULA_STYLES,
     NUMBER_FORMATS,
-    TEXT_STYLES,
     Chart,
     SheetModel,
     Style,
     a1,
+    fitted_heights,
     fitted_widths,
 )
 from optimizer.xlsx_safety import check_xlsx_file
@@ -300,27 +301,28 @@ def _style_cell(c: Any, style: Style) -> None:
     """``c``: an openpyxl cell (openpyxl has no type hints)."""
     if style in NUMBER_FORMATS:
         c.number_format = NUMBER_FORMATS[style]
-    if style in TEXT_STYLES:
-        c.quotePrefix = True
-    if style is Style.HEADER:
+    if isinstance(c.value, str):
+        c.quotePrefix = True  # editing the cell in Excel keeps "=..." as text
+    if style in (Style.HEADER, Style.COLUMN_HEADER):
         c.font = Font(bold=True)
         c.fill = _HEADER_FILL
-        c.alignment = Alignment(wrap_text=True, vertical="top")
+        right = "right" if style is Style.COLUMN_HEADER else None
+        c.alignment = Alignment(wrap_text=True, vertical="top", horizontal=right)
         c.border = Border(bottom=_THIN)
+    elif style is Style.VALUE_TEXT:
+        c.alignment = Alignment(horizontal="right")
+    elif style is Style.VALUE_NOTE:
+        c.alignment = Alignment(horizontal="right")
+        c.font = Font(italic=True, color="595959")
     elif style in (Style.SECTION, Style.TITLE):
         c.font = Font(bold=True, size=12 if style is Style.SECTION else 14)
     elif style is Style.NOTE:
         c.font = Font(italic=True, color="595959")
-    elif style is Style.WRAP:
+    elif style in (Style.WRAP, Style.LABEL):
         c.alignment = Alignment(wrap_text=True, vertical="top")
     elif style in (Style.MARK, Style.BOOL):
         c.alignment = Alignment(horizontal="center")
-    if style in (
-        Style.MONEY_FORMULA,
-        Style.PERCENT_FORMULA,
-        Style.TOTAL_MONEY_FORMULA,
-        Style.TOTAL_HOURS_FORMULA,
-    ):
+    if style in FORMULA_STYLES:
         c.font = Font(color=_FORMULA_FONT.color, bold=style.name.startswith("TOTAL"))
         c.fill = _FORMULA_FILL
     if style in (Style.TOTAL_LABEL, Style.TOTAL_MONEY_FORMULA, Style.TOTAL_HOURS_FORMULA):
@@ -338,8 +340,11 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         if isinstance(cell.value, str):
             target.data_type = "s"  # "=..." from a user stays text, never a formula
         _style_cell(target, cell.style)
-    for col, width in fitted_widths(model).items():
+    widths = fitted_widths(model)
+    for col, width in widths.items():
         ws.column_dimensions[a1(0, col)[:-1]].width = width
+    for row, height in fitted_heights(model, widths).items():
+        ws.row_dimensions[row + 1].height = height
     if model.freeze:
         ws.freeze_panes = a1(*model.freeze)
     for table in model.tables:

@@ -48,11 +48,17 @@ def _money(plan: Plan, value: float | None) -> float | None:
     return value if plan.status.has_plan else None
 
 
-def _gpu_names(plans: Iterable[Plan]) -> list[str]:
+def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
+    """GPU types some plan buys, reserves or rents, in the order the plans list them.
+
+    Types no plan touches are left out of the sheets (the JSON keeps them):
+    rows of zeros only hide the numbers that matter.
+    """
     names: list[str] = []
     for plan in plans:
         for row in plan.fleet:
-            if row.gpu not in names:
+            busy = row.bought or row.owned or row.reserved or row.rented_hours or row.spot_hours
+            if busy and row.gpu not in names:
                 names.append(row.gpu)
     return names
 
@@ -70,7 +76,7 @@ def _summary_sheet(run: RunResult) -> SheetModel:
     plans = run.plans
     sheet.text(0, 0, "Scenario", Style.HEADER)
     for j, plan in enumerate(plans):
-        sheet.text(0, j + 1, plan.name, Style.HEADER)
+        sheet.text(0, j + 1, plan.name, Style.COLUMN_HEADER)
     row = 1
 
     def label(text: str, style: Style = Style.LABEL) -> int:
@@ -90,9 +96,13 @@ def _summary_sheet(run: RunResult) -> SheetModel:
             sheet.number(r, j + 1, v, style)
         return r
 
+    def each_nonzero(text: str, values: Sequence[float | int | None], style: Style) -> None:
+        if any(values):
+            each(text, values, style)
+
     r = label("Status")
     for j, plan in enumerate(plans):
-        sheet.text(r, j + 1, plan.status.value)
+        sheet.text(r, j + 1, plan.status.value, Style.VALUE_TEXT)
     each("Proven gap (%)", [p.gap for p in plans], Style.PERCENT)
     each(
         "Discount rate (% per year)",
@@ -157,26 +167,26 @@ def _summary_sheet(run: RunResult) -> SheetModel:
                 Style.MONEY_FORMULA,
             )
 
-    gpus = _gpu_names(plans)
+    gpus = used_gpu_names(plans)
     if gpus:
-        section("Fleet over the horizon")
+        section("Fleet over the horizon (GPU types no plan uses are left out)")
         for gpu in gpus:
-            each(
+            each_nonzero(
                 f"{gpu}: GPUs bought",
                 [_fleet_total(p, gpu, "bought") for p in plans],
                 Style.INTEGER,
             )
-            each(
+            each_nonzero(
                 f"{gpu}: most reserved GPUs in a month",
                 [_fleet_max(p, gpu) for p in plans],
                 Style.INTEGER,
             )
-            each(
+            each_nonzero(
                 f"{gpu}: on-demand hours (paid GPU-hours)",
                 [_fleet_total(p, gpu, "rented_hours") for p in plans],
                 Style.HOURS,
             )
-            each(
+            each_nonzero(
                 f"{gpu}: spot hours (paid GPU-hours)",
                 [_fleet_total(p, gpu, "spot_hours") for p in plans],
                 Style.HOURS,
@@ -190,10 +200,10 @@ def _summary_sheet(run: RunResult) -> SheetModel:
         for j, plan in enumerate(plans):
             baseline = run.baselines.get(plan.name, {}).get(name)
             if baseline is None:
-                sheet.text(cost_row, j + 1, "not computed", Style.NOTE)
+                sheet.text(cost_row, j + 1, "not computed", Style.VALUE_NOTE)
                 continue
             if baseline.total_cost is None or not baseline.status.has_plan:
-                sheet.text(cost_row, j + 1, f"no plan ({baseline.status.value})", Style.NOTE)
+                sheet.text(cost_row, j + 1, f"no plan ({baseline.status.value})", Style.VALUE_NOTE)
                 continue
             sheet.number(cost_row, j + 1, baseline.total_cost, Style.MONEY)
             if plan.total_cost is None:
@@ -219,7 +229,7 @@ def _summary_sheet(run: RunResult) -> SheetModel:
             r = label(f"{name}: GPU type")
             for j, b in enumerate(single):
                 if b is not None and len(b.scenario.gpus) == 1 and b.status.has_plan:
-                    sheet.text(r, j + 1, b.scenario.gpus[0].name)
+                    sheet.text(r, j + 1, b.scenario.gpus[0].name, Style.VALUE_TEXT)
 
     shadow_keys: list[tuple[str, int | None, str]] = []
     for plan in plans:
@@ -241,7 +251,7 @@ def _summary_sheet(run: RunResult) -> SheetModel:
                 )
                 for p in plans
             ]
-            each(f"{constraint}{where} (USD per {unit})", values, Style.NUMBER)
+            each(f"{constraint}{where}: USD saved per one more {unit}", values, Style.MONEY)
 
     most = max((len(p.diagnostics) for p in plans), default=0)
     if most:
@@ -254,9 +264,13 @@ def _summary_sheet(run: RunResult) -> SheetModel:
 
     row += 1
     label(
-        "Costs in USD. Formulas (blue on grey) are live; every other number is the solver's. "
-        "Sheets '<scenario> Cash flow', 'Fleet', 'Assignments' and 'Options' hold the detail; "
-        "'Audit' lists every input and assumption.",
+        "All money in USD. Blue figures on grey are computed from other cells (totals, "
+        "differences, savings); every other number is the solver's.",
+        Style.NOTE,
+    )
+    label(
+        "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Assignments', "
+        "'Options'. Every input and assumption with its source: sheet 'Audit'.",
         Style.NOTE,
     )
     sheet.widths[0] = 58
@@ -336,7 +350,8 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             tr, j, f"=SUM({col}{first + 1}:{col}{last + 1})", cached, Style.TOTAL_MONEY_FORMULA
         )
     credit = plan.residual_credit or 0.0
-    sheet.text(tr + 2, 0, "Less residual credit at horizon (USD, undiscounted)", Style.LABEL)
+    # TEXT, not the wrapping LABEL: the narrow Month column would wrap it into a tower.
+    sheet.text(tr + 2, 0, "Less residual credit at horizon (USD, undiscounted)", Style.TEXT)
     sheet.number(tr + 2, total_col, credit, Style.MONEY)
     sheet.text(tr + 3, 0, "Net cash after credit (USD, undiscounted)", Style.TOTAL_LABEL)
     sheet.formula(
@@ -364,7 +379,8 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             y_format="$#,##0",
             categories=(first, 0, last, 0),
             series=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in used or [0]),
-            anchor=(1, total_col + 2),
+            # Below the table, so a printed page keeps the table at a readable size.
+            anchor=(tr + 6, 0),
         )
     )
     sheet.widths[0] = 10
@@ -391,7 +407,17 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     if not plan.fleet:
         _no_plan_note(sheet, plan, 1)
         return sheet
-    rows = sorted(plan.fleet, key=lambda r: (r.gpu, r.month))
+    gpus = used_gpu_names([plan])
+    order = {name: i for i, name in enumerate(gpus)}
+    rows = sorted((f for f in plan.fleet if f.gpu in order), key=lambda r: (order[r.gpu], r.month))
+    unused = sorted({f.gpu for f in plan.fleet} - set(gpus))
+    if not rows:
+        sheet.text(1, 0, "This plan uses no GPU.", Style.NOTE)
+        return sheet
+    if unused:
+        sheet.text(
+            len(rows) + 2, 0, "Not used by this plan: " + ", ".join(unused) + ".", Style.NOTE
+        )
     for i, f in enumerate(rows):
         r = i + 1
         sheet.text(r, 0, f.gpu)
@@ -404,7 +430,6 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.number(r, 7, f.owned_utilization, Style.PERCENT)
     sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 7))
     # GPUs in use per type and month, for the chart: rented hours count as GPUs' worth of hours.
-    gpus = _gpu_names([plan])
     months = sorted({f.month for f in plan.fleet})
     c0 = 9
     sheet.text(0, c0, "Month", Style.HEADER)
@@ -562,7 +587,7 @@ def _unit_cost(
 
 
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
-    sheet = SheetModel(name, freeze=(1, 2))
+    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 15 columns: two pages stay legible
     sheet.header(
         0,
         0,

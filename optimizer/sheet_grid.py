@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import xlsxwriter
 
@@ -51,6 +52,9 @@ class Style(StrEnum):
     TOTAL_MONEY_FORMULA = "total_money_formula"
     TOTAL_HOURS_FORMULA = "total_hours_formula"
     TOTAL_LABEL = "total_label"
+    COLUMN_HEADER = "column_header"  # header over a column of numbers: right-aligned
+    VALUE_TEXT = "value_text"  # text among numbers (a status): right-aligned
+    VALUE_NOTE = "value_note"  # a remark in place of a number ("no plan"): right-aligned, grey
 
 
 # Number formats, shared by both renderers.
@@ -73,19 +77,8 @@ FORMULA_STYLES = frozenset(
         Style.TOTAL_HOURS_FORMULA,
     }
 )
-TEXT_STYLES = frozenset(
-    {
-        Style.TITLE,
-        Style.HEADER,
-        Style.SECTION,
-        Style.LABEL,
-        Style.TEXT,
-        Style.WRAP,
-        Style.NOTE,
-        Style.MARK,
-        Style.TOTAL_LABEL,
-    }
-)
+# Every style but numbers and TRUE/FALSE holds text, and text cells carry the quote prefix.
+TEXT_STYLES = frozenset(set(Style) - set(NUMBER_FORMATS) - {Style.BOOL})
 
 CellValue = float | int | str | bool | None
 
@@ -138,6 +131,9 @@ class SheetModel:
     tables: list[Table] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
     widths: dict[int, float] = field(default_factory=dict)  # set ones win over fitted ones
+    # Printing: landscape, one page wide, the frozen header rows and columns on every page.
+    landscape: bool = True
+    pages_wide: int = 1  # printed as wide as this many pages, as tall as it takes
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -189,7 +185,7 @@ def column_letter(col: int) -> str:
 
 
 def fitted_widths(sheet: SheetModel) -> dict[int, float]:
-    """Column widths (characters) that fit the content; long text wraps past 50."""
+    """Column widths (characters) that fit the content; wrapped text stops at 36."""
     widest: dict[int, float] = defaultdict(lambda: 8.0)
     for (_, col), cell in sheet.cells.items():
         value = cell.value
@@ -197,7 +193,8 @@ def fitted_widths(sheet: SheetModel) -> dict[int, float]:
             if cell.style in (Style.NOTE, Style.SECTION, Style.TITLE):
                 continue  # notes and section titles may run over empty neighbours
             longest = max((len(line) for line in value.splitlines()), default=0)
-            size = min(longest, 28 if cell.style is Style.HEADER else 50) + 2
+            cap = {Style.HEADER: 28, Style.WRAP: 36}.get(cell.style, 50)
+            size = min(longest, cap) + 2
         elif isinstance(value, bool):
             size = 7
         elif isinstance(value, int | float):
@@ -206,6 +203,28 @@ def fitted_widths(sheet: SheetModel) -> dict[int, float]:
             continue
         widest[col] = max(widest[col], float(size))
     return {**widest, **sheet.widths}
+
+
+WRAPPING_STYLES = frozenset({Style.WRAP, Style.LABEL, Style.HEADER, Style.COLUMN_HEADER})
+LINE_HEIGHT = 15.0  # points, for the default 11-point font
+
+
+def fitted_heights(sheet: SheetModel, widths: dict[int, float]) -> dict[int, float]:
+    """Row heights (points) that show every line of wrapped text.
+
+    Neither Excel nor LibreOffice reliably grows a row for wrapped text in a
+    file it did not write, so rows that need more than one line get a height.
+    A column's width counts digit widths; average text is narrower, so about
+    1.2 characters fit per unit of width.
+    """
+    lines: dict[int, int] = {}
+    for (row, col), cell in sheet.cells.items():
+        if cell.style not in WRAPPING_STYLES or not isinstance(cell.value, str):
+            continue
+        per_line = max(int(widths.get(col, 8.0) * 1.2) - 2, 1)
+        needed = sum(max(1, -(-len(part) // per_line)) for part in cell.value.split("\n"))
+        lines[row] = max(lines.get(row, 1), needed)
+    return {row: n * LINE_HEIGHT for row, n in lines.items() if n > 1}
 
 
 def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
@@ -220,13 +239,24 @@ def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
             "valign": "top",
             "bottom": 1,
         },
+        Style.COLUMN_HEADER: {
+            "bold": True,
+            "bg_color": "#D9E1F2",
+            "text_wrap": True,
+            "align": "right",
+            "valign": "top",
+            "bottom": 1,
+        },
+        Style.VALUE_TEXT: {"align": "right"},
+        Style.VALUE_NOTE: {"align": "right", "italic": True, "font_color": "#595959"},
         Style.SECTION: {"bold": True, "font_size": 12},
-        Style.LABEL: {},
+        Style.LABEL: {"text_wrap": True, "valign": "top"},
         Style.TEXT: {},
         Style.WRAP: {"text_wrap": True, "valign": "top"},
         Style.NOTE: {"italic": True, "font_color": "#595959"},
         Style.MARK: {"align": "center", "font_color": "#006100"},
-        Style.BOOL: {"align": "center"},
+        # Without a boolean format LibreOffice prints TRUE as 1.
+        Style.BOOL: {"align": "center", "num_format": '"TRUE";"TRUE";"FALSE"'},
         Style.TOTAL_LABEL: {"bold": True, "top": 1},
         Style.MONEY_FORMULA: formula,
         Style.PERCENT_FORMULA: formula,
@@ -241,23 +271,25 @@ def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
         if style in TEXT_STYLES:
             # The hidden apostrophe: editing the cell in Excel keeps "=..." as text.
             p["quote_prefix"] = True
+        # Top-aligned, so a value sits level with the first line of a wrapped label.
+        p.setdefault("valign", "top")
         formats[style] = workbook.add_format(p)
     return formats
 
 
-def _write_cell(ws: object, row: int, col: int, cell: Cell, fmt: object) -> None:
-    w = ws  # XlsxWriter's worksheet has no type hints
+def _write_cell(w: Any, row: int, col: int, cell: Cell, fmt: object) -> None:
+    """``w``: an XlsxWriter worksheet (XlsxWriter has no type hints)."""
     value = cell.value
     if cell.formula is not None:
-        w.write_formula(row, col, cell.formula, fmt, "" if value is None else value)  # type: ignore[attr-defined]
+        w.write_formula(row, col, cell.formula, fmt, "" if value is None else value)
     elif value is None:
-        w.write_blank(row, col, None, fmt)  # type: ignore[attr-defined]
+        w.write_blank(row, col, None, fmt)
     elif isinstance(value, bool):
-        w.write_boolean(row, col, value, fmt)  # type: ignore[attr-defined]
+        w.write_boolean(row, col, value, fmt)
     elif isinstance(value, str):
-        w.write_string(row, col, value, fmt)  # type: ignore[attr-defined]
+        w.write_string(row, col, value, fmt)
     else:
-        w.write_number(row, col, value, fmt)  # type: ignore[attr-defined]
+        w.write_number(row, col, value, fmt)
 
 
 def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
@@ -269,10 +301,16 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
     formats = _xlsx_formats(workbook)
     for model in sheets:
         ws = workbook.add_worksheet(model.name)
-        for col, width in fitted_widths(model).items():
+        widths = fitted_widths(model)
+        for col, width in widths.items():
             ws.set_column(col, col, width)
+        for row, height in fitted_heights(model, widths).items():
+            ws.set_row(row, height)
         for (row, col), cell in sorted(model.cells.items()):
-            _write_cell(ws, row, col, cell, formats[cell.style])
+            style = cell.style
+            if isinstance(cell.value, str) and style not in TEXT_STYLES:
+                style = Style.TEXT  # text always gets a format with the quote prefix
+            _write_cell(ws, row, col, cell, formats[style])
         for table in model.tables:
             headers = [
                 model.cells[(table.first_row, c)]
@@ -298,10 +336,26 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
             _insert_chart(workbook, ws, model.name, chart)
         if model.freeze:
             ws.freeze_panes(*model.freeze)
+        _print_setup(ws, model)
     workbook.close()
 
 
-def _insert_chart(workbook: xlsxwriter.Workbook, ws: object, sheet_name: str, spec: Chart) -> None:
+def _print_setup(ws: Any, model: SheetModel) -> None:
+    if model.landscape:
+        ws.set_landscape()
+    ws.fit_to_pages(model.pages_wide, 0)
+    ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+    if model.freeze:
+        rows, cols = model.freeze
+        if rows:
+            ws.repeat_rows(0, rows - 1)
+        if cols:
+            ws.repeat_columns(0, cols - 1)
+    # Sheet name left, page count right: a printed page says where it came from.
+    ws.set_footer("&L&A&RPage &P of &N")
+
+
+def _insert_chart(workbook: xlsxwriter.Workbook, ws: Any, sheet_name: str, spec: Chart) -> None:
     if spec.kind == "stacked_column":
         chart = workbook.add_chart({"type": "column", "subtype": "stacked"})
     else:
@@ -319,4 +373,4 @@ def _insert_chart(workbook: xlsxwriter.Workbook, ws: object, sheet_name: str, sp
     chart.set_x_axis({"name": spec.x_axis})
     chart.set_y_axis({"name": spec.y_axis, "num_format": spec.y_format})
     chart.set_legend({"position": "bottom"})
-    ws.insert_chart(spec.anchor[0], spec.anchor[1], chart, {"x_scale": 1.5, "y_scale": 1.3})  # type: ignore[attr-defined]
+    ws.insert_chart(spec.anchor[0], spec.anchor[1], chart, {"x_scale": 1.5, "y_scale": 1.3})

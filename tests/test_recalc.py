@@ -222,7 +222,15 @@ def test_pandas_reads_the_json_numbers_after_recalculation(books: dict[str, Reca
             for j, category in enumerate(CostCategory):
                 assert row.iloc[j + 1] == pytest.approx(month[category.value], abs=CENT)
         fleet = _frame(book.recalculated, sheets["Fleet"])
+        used = {
+            f["gpu"]
+            for f in fleet_rows
+            if f["bought"] or f["owned"] or f["reserved"] or f["rented_hours"] or f["spot_hours"]
+        }
+        assert used and set(fleet["GPU"].dropna()) >= used
         for f in fleet_rows:
+            if f["gpu"] not in used:
+                continue
             row = fleet[(fleet["GPU"] == f["gpu"]) & (fleet["Month"] == f["month"])].iloc[0]
             assert row["Bought (GPUs)"] == f["bought"] and row["Owned (GPUs)"] == f["owned"]
             assert row["Reserved active (GPUs)"] == f["reserved"]

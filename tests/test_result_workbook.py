@@ -113,7 +113,9 @@ def test_summary_holds_the_plans_numbers(tmp_path: Path) -> None:
         pytest.approx(601.5),
     ]
     assert _row_by_label(ws, "H100: GPUs bought")[0] == 2
-    assert _row_by_label(ws, "budget_capex (USD per USD of capex)")[0] == pytest.approx(0.1234)
+    assert _row_by_label(ws, "budget_capex: USD saved per one more USD of capex")[
+        0
+    ] == pytest.approx(0.1234)
     assert (
         _row_by_label(ws, "Diagnostic 1")[2] == "budget_total 1,000 USD is below the cheapest plan"
     )
