@@ -187,7 +187,8 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
     monthly = {int(str(key[2])): v for key, v in short.items() if key[:2] == ("budget", "monthly")}
     if monthly:
         top = max(monthly.values())
-        amount = _money(top) if len(monthly) == 1 else f"up to {_money(top)}"
+        same = top - min(monthly.values()) < 0.005
+        amount = _money(top) if same else f"up to {_money(top)}"
         lines.append(f"monthly budget short by {amount} in {_months(list(monthly))}")
     if ("power",) in short:
         lines.append(f"power cap short by {short[('power',)] / 1000.0:,.1f} kW")
@@ -199,13 +200,13 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
     for w_pos, per_month in sorted(by_workload.items()):
         w = s.workloads[w_pos]
         top = max(per_month.values())
+        up_to = "" if top - min(per_month.values()) <= 1e-6 * max(1.0, top) else "up to "
         if w.kind is Kind.REALTIME_INFERENCE:
-            amount = _number(top) if len(set(per_month.values())) == 1 else f"up to {_number(top)}"
-            text = f"{w.name} short of {amount} tokens/s in {_months(list(per_month))}"
+            text = f"{w.name} short of {up_to}{_number(top)} tokens/s in {_months(list(per_month))}"
         else:
             text = (
-                f"{w.name} short of {'up to ' if len(set(per_month.values())) > 1 else ''}"
-                f"{top:.1%} of its monthly tokens in {_months(list(per_month))}"
+                f"{w.name} short of {up_to}{top:.1%} of its monthly tokens "
+                f"in {_months(list(per_month))}"
             )
         lines.append(text + _binding_caps(built, w))
     for slack, v in short.items():

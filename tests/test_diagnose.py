@@ -161,3 +161,35 @@ def test_training_short_of_gpu_hours() -> None:
         "job short of 540 of its 2,000 GPU-hours on H100 in months 1–2 because H100 reserved "
         "offers are capped at 1 GPU",
     )
+
+
+def test_monthly_budget_short_in_every_month() -> None:
+    # Renting one GPU all month costs 3.15 × 730 = 2,299.50 against 2,000.
+    s = batch(H, 10, [offer("H100", "on_demand", 3.15)], budget_monthly=2000.0)
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "monthly budget short by $299.50 in months 1–10",
+    )
+
+
+def test_a_scenario_with_nothing_to_plan_costs_nothing() -> None:
+    s = scenario([gpu("H100")], [offer("H100", "buy", 25_000.0)], [], horizon_months=2)
+    plan = solve_checked(s)
+    assert plan.status is SolveStatus.OPTIMAL
+    assert plan.total_cost == 0.0 and plan.cash_out == 0.0
+    assert [(f.gpu, f.month, f.owned) for f in plan.fleet] == [("H100", 1, 0), ("H100", 2, 0)]
+    assert len(plan.cash_flow) == 2 and plan.assignments == ()
+
+
+def test_batch_short_because_offers_are_capped() -> None:
+    # 1,000 h of work a month, 730 h on offer: 27 % of the tokens are not processed.
+    s = batch(1000.0, 3, [offer("H100", "on_demand", 3.0, max_units=1)])
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "batch short of 27.0% of its monthly tokens in months 1–3 because H100 on_demand "
+        "offers are capped at 1 GPU a month",
+    )
