@@ -64,7 +64,8 @@ def _use_rows(plans: Sequence[Plan]) -> list[tuple[str, OfferOption, list[float 
             else None
             for p in plans
         ]
-        rows.append((f"{gpu}: {_UNITS[option]}", option, values))
+        if any(values):  # rows of zeros only hide the numbers that differ
+            rows.append((f"{gpu}: {_UNITS[option]}", option, values))
     return rows
 
 
@@ -72,10 +73,10 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
     sheet = SheetModel(COMPARISON, freeze=(1, 1))
     sheet.text(0, 0, "Scenario", Style.HEADER)
     for j, plan in enumerate(plans):
-        sheet.text(0, j + 1, plan.name, Style.HEADER)
+        sheet.text(0, j + 1, plan.name, Style.COLUMN_HEADER)
     sheet.text(1, 0, "Status", Style.LABEL)
     for j, plan in enumerate(plans):
-        sheet.text(1, j + 1, plan.status.value)
+        sheet.text(1, j + 1, plan.status.value, Style.VALUE_TEXT)
     row = 2
     money_at: list[int] = []
     for label, values in _money_rows(plans):
