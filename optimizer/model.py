@@ -180,6 +180,7 @@ class BuiltModel:
     shortfall_weights: dict[Key, float] = field(default_factory=dict)
     row_names: dict[Key, str] = field(default_factory=dict)
     family_rows: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    lp_row_names: set[str] = field(default_factory=set)
     elastic: frozenset[str] = frozenset()
     buy_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     reserved_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
@@ -233,8 +234,9 @@ class BuiltModel:
         """Add one row named ``<family>_<positions>`` and record its name."""
         name = "_".join([family, *(str(part) for part in key)])
         full_key = (family, *key)
-        if name in self.family_rows[family] or full_key in self.row_names:
+        if name in self.lp_row_names or full_key in self.row_names:
             raise SolveError(f"internal error: LP row name {name!r} used twice")
+        self.lp_row_names.add(name)
         row = pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, name, rhs)
         self.problem.addConstraint(row)
         self.row_names[full_key] = name

@@ -13,9 +13,11 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pulp
 import pytest
 
 from optimizer.domain import Assumptions, Scenario
+from optimizer.errors import SolveError
 from optimizer.model import FAMILIES, BuiltModel, build_model, dominated_offers
 from optimizer.results import EstimateSource, PairEstimate
 from tests.builders import BARE, gpu, offer, scenario, workload
@@ -198,3 +200,10 @@ def test_dominated_offers_are_left_out() -> None:
     assert dominated_offers(offers) == frozenset({"H100|on_demand|2"})
     same = [offer("H100", "buy", 25_000.0), offer("H100", "buy", 25_000.0, n=2)]
     assert dominated_offers(same) == frozenset({"H100|buy|2"})
+
+
+def test_a_row_name_used_twice_is_an_error() -> None:
+    s, estimates = tiny()
+    built = build_model(s, estimates)
+    with pytest.raises(SolveError, match="used twice"):
+        built.add_row("power", ("cap",), [], pulp.LpConstraintLE, 1.0)
