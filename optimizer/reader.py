@@ -732,7 +732,18 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     facts = check_xlsx_file(path)
     file = str(path)
     names, grids = _read_grids(path)
-    unreadable = _unreadable_cells(path, facts, list(grids), grids)
+    try:
+        unreadable = _unreadable_cells(path, facts, list(grids), grids)
+    except InputError:
+        raise
+    except Exception as exc:  # openpyxl raises many kinds of errors on damaged parts
+        raise InputError(
+            Problem(
+                file=file,
+                message=f"cannot be read as a workbook ({type(exc).__name__}: {exc})",
+                expected="an .xlsx file saved by Excel or LibreOffice",
+            )
+        ) from exc
     problems: list[Problem] = []
 
     def table(sheet: Sheet | str) -> SheetTable | None:

@@ -362,6 +362,8 @@ def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]
         if problems:
             return None, problems
         data = yaml.safe_load(text)
+    except RecursionError:
+        return None, [Problem(file=file, message="is nested too deeply to be a scenario file")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -559,16 +561,24 @@ def _added_workloads(
             )
             continue
         unknown = [str(k) for k in entry if str(k) not in specs]
+        nested = [str(k) for k, v in entry.items() if isinstance(v, dict | list)]
+        problems.extend(
+            where.at(k, "must be a single value, not a list or mapping", None, specs[k].expected)
+            for k in nested
+            if k in specs
+        )
         problems.extend(
             where.at(
                 k, f"unknown key{suggestion(k, specs)}", None, "a column of the Workloads sheet"
             )
             for k in unknown
         )
-        values, found = coerce_fields(specs, {str(k): v for k, v in entry.items()}, where)
+        values, found = coerce_fields(
+            specs, {str(k): v for k, v in entry.items() if str(k) not in nested}, where
+        )
         workload, more = build_workload(values, where)
         problems.extend([*found, *more])
-        if workload is not None and not found and not unknown:
+        if workload is not None and not found and not unknown and not nested:
             if workload.name in wheres:
                 problems.append(
                     where.at(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,8 @@ _DTD = re.compile(rb"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 _FORMULA_TAGS = (b"<f>", b"<f ", b"<f/", b":f>", b":f ")
 _ERROR_TAGS = (b't="e"', b"t='e'")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# Encrypted .xlsx files and old .xls files are OLE compound documents, not zips.
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,14 @@ def check_xlsx_file(path: Path) -> ArchiveFacts:
         raise _fail(path, "is not a file")
     if path.stat().st_size == 0:
         raise _fail(path, "the file is empty", "an Excel workbook (.xlsx)")
+    with path.open("rb") as stream:
+        magic = stream.read(len(_OLE_MAGIC))
+    if magic == _OLE_MAGIC:
+        raise _fail(
+            path,
+            "is a password-protected workbook or an old-style .xls file",
+            "an .xlsx file without a password (File > Save As > Excel Workbook)",
+        )
     if not zipfile.is_zipfile(path):
         raise _fail(
             path,
@@ -70,7 +81,9 @@ def check_xlsx_file(path: Path) -> ArchiveFacts:
         zipfile.LargeZipFile,
         OSError,
         EOFError,
-        NotImplementedError,
+        NotImplementedError,  # a compression method zipfile does not know
+        RuntimeError,  # an encrypted member
+        zlib.error,  # corrupt deflate data
     ) as exc:
         raise _fail(
             path,

@@ -399,6 +399,28 @@ def test_unknown_extension(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "expected a workbook (.xlsx) or a scenario file (.yaml, .yml)" in err
 
 
+def test_password_protected_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Excel saves an encrypted workbook as an OLE compound file, like an old .xls.
+    path = tmp_path / "locked.xlsx"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504)
+    assert (
+        "locked.xlsx: is a password-protected workbook or an old-style .xls file"
+        in _validate_fails(path, capsys)
+    )
+
+
+def test_damaged_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_sheets(tmp_path / "damaged.xlsx", valid_sheets())
+    with zipfile.ZipFile(path) as archive:
+        member = archive.getinfo("xl/worksheets/sheet2.xml")
+    data = bytearray(path.read_bytes())
+    start = member.header_offset + 30 + len(member.filename) + len(member.extra)
+    for offset in range(start + 10, start + 40):
+        data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert "damaged.xlsx: the workbook archive is damaged" in _validate_fails(path, capsys)
+
+
 def test_zip_bomb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_sheets(tmp_path / "bomb.xlsx", valid_sheets())
     with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
