@@ -39,6 +39,7 @@ from openpyxl.chart.data_source import StrRef
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.packaging.custom import StringProperty
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.table import Table as XlTable
 from openpyxl.worksheet.table import TableStyleInfo
@@ -54,6 +55,7 @@ from optimizer.sheet_grid import (
     SheetModel,
     Style,
     a1,
+    absolute_ref,
     fitted_heights,
     fitted_widths,
 )
@@ -253,6 +255,17 @@ def _previous_result_sheets(workbook: Workbook) -> set[str]:
     return set()
 
 
+def _remove_result_sheets(workbook: Workbook, previous: set[str]) -> None:
+    """Delete a previous run's sheets and the defined names that point into them."""
+    for name in list(workbook.sheetnames):
+        if name in previous:
+            del workbook[name]
+    quoted = {"'" + s.replace("'", "''") + "'!" for s in previous}
+    for name, defined in list(workbook.defined_names.items()):
+        if any(q in (defined.attr_text or "") for q in quoted):
+            del workbook.defined_names[name]
+
+
 def write_in_place(input_path: Path, run: RunResult) -> None:
     """Add or replace the result sheets of ``run`` in ``input_path``; change nothing else."""
     check_xlsx_file(input_path)  # zip and entity bombs are refused before any part is parsed
@@ -261,9 +274,7 @@ def write_in_place(input_path: Path, run: RunResult) -> None:
         raise _refuse(input_path, problems)
     workbook = _load(input_path)
     previous = _previous_result_sheets(workbook)
-    for name in list(workbook.sheetnames):
-        if name in previous:
-            del workbook[name]
+    _remove_result_sheets(workbook, previous)
     kept = list(workbook.sheetnames)
     sheets = build_result_sheets(run, taken=kept)
     used_tables = {t for ws in workbook.worksheets for t in ws.tables} | set(workbook.defined_names)
@@ -358,6 +369,11 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         ws.add_table(xl)
     for chart in model.charts:
         ws.add_chart(_bar_chart(ws, chart), a1(*chart.anchor))
+    for name, block in model.names.items():
+        if name in used_tables:  # the user's own name of that spelling wins
+            continue
+        used_tables.add(name)
+        workbook.defined_names[name] = DefinedName(name, attr_text=absolute_ref(model.name, *block))
 
 
 def _bar_chart(ws: Worksheet, spec: Chart) -> BarChart:

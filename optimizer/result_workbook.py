@@ -276,6 +276,14 @@ def _summary_sheet(run: RunResult) -> SheetModel:
     sheet.widths[0] = 58
     for j in range(len(plans)):
         sheet.widths[j + 1] = 22
+    if plans:
+        # Names a finance model can link to: =SUM(TotalCost) stays right if rows move.
+        for name, r in (
+            ("TotalCost", total_row),
+            ("CashOut", cash_row),
+            ("ResidualCredit", credit_row),
+        ):
+            sheet.names[name] = (r, 1, r, len(plans))
     return sheet
 
 

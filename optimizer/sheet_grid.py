@@ -130,6 +130,7 @@ class SheetModel:
     freeze: tuple[int, int] | None = None
     tables: list[Table] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
+    names: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)  # defined names
     widths: dict[int, float] = field(default_factory=dict)  # set ones win over fitted ones
     # Printing: landscape, one page wide, the frozen header rows and columns on every page.
     landscape: bool = True
@@ -174,6 +175,18 @@ def a1(row: int, col: int) -> str:
         n, rem = divmod(n - 1, 26)
         letters = chr(65 + rem) + letters
     return f"{letters}{row + 1}"
+
+
+def absolute_ref(sheet: str, r1: int, c1: int, r2: int, c2: int) -> str:
+    """``'Sheet'!$B$2:$D$2``, the sheet name quoted as Excel requires."""
+    quoted = "'" + sheet.replace("'", "''") + "'"
+    start, end = a1(r1, c1), a1(r2, c2)
+    return f"{quoted}!{_absolute(start)}:{_absolute(end)}"
+
+
+def _absolute(ref: str) -> str:
+    letters = ref.rstrip("0123456789")
+    return f"${letters}${ref[len(letters) :]}"
 
 
 def column_letter(col: int) -> str:
@@ -301,6 +314,8 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
     formats = _xlsx_formats(workbook)
     for model in sheets:
         ws = workbook.add_worksheet(model.name)
+        for name, block in model.names.items():
+            workbook.define_name(name, "=" + absolute_ref(model.name, *block))
         widths = fitted_widths(model)
         for col, width in widths.items():
             ws.set_column(col, col, width)

@@ -126,6 +126,8 @@ def test_running_twice_replaces_the_result_sheets(tmp_path: Path) -> None:
     )
     recorded = next(p for p in wb.custom_doc_props.props if p.name == RESULT_SHEETS_PROPERTY)
     assert recorded.value.split("\n") == first[2:]
+    assert set(wb.defined_names) == {"TotalPrice", "TotalCost", "CashOut", "ResidualCredit"}
+    assert wb.defined_names["TotalCost"].attr_text == "'Summary'!$B$6:$B$6"
 
 
 def test_a_users_own_summary_sheet_is_kept(tmp_path: Path) -> None:

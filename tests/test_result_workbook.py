@@ -268,6 +268,8 @@ def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     assert set(wb["base Options"].tables) == {"Options_1"}
     assert {"Audit_assumptions", "Audit_offers", "Audit_gpus"} <= set(wb["Audit"].tables)
     assert wb["Summary"].freeze_panes == "B2"
+    assert wb.defined_names["TotalCost"].attr_text == "'Summary'!$B$6:$B$6"
+    assert wb.defined_names["CashOut"].attr_text == "'Summary'!$B$7:$B$7"
     assert wb["base Cash flow"].freeze_panes == "B2"
     with zipfile.ZipFile(path) as z:
         charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
