@@ -21,7 +21,8 @@ AUDIT = "Audit"
 COMPARISON = "Comparison"
 RESERVED_NAMES: frozenset[str] = frozenset({*INPUT_SHEET_NAMES, SUMMARY, AUDIT})
 
-_FORBIDDEN = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
+_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # dropped, as optimizer.cell_text drops them in cells
 
 # The per-scenario sheets, in the order they are written.
 SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")
@@ -29,7 +30,7 @@ SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")
 
 def clean_sheet_text(text: str) -> str:
     """``text`` with what Excel forbids in a sheet name replaced by spaces, trimmed."""
-    cleaned = _FORBIDDEN.sub(" ", text)
+    cleaned = _FORBIDDEN.sub(" ", _CONTROL.sub("", text))
     cleaned = re.sub(r"\s+", " ", cleaned).strip().strip("'").strip()
     return cleaned
 

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openpyxl.worksheet.worksheet import Worksheet
 
+from optimizer.cell_text import cell_text
 from optimizer.domain import CostCategory
 from optimizer.result_workbook import write_result_workbook
 from optimizer.results import RunResult
@@ -285,3 +288,29 @@ def test_a_scenario_without_a_plan_gets_sheets_that_say_so(tmp_path: Path) -> No
     wb = _values(_write(tmp_path, fake_run(infeasible_plan("tight"))))
     assert str(wb["tight Cash flow"]["A2"].value).startswith("No plan: status infeasible")
     assert _row_by_label(wb["Summary"], "Status") == ["infeasible"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=45), min_size=1, max_size=6, unique=True))
+def test_any_scenario_names_give_valid_distinct_sheet_names(scenarios: list[str]) -> None:
+    names = [n for kinds in scenario_sheet_names(scenarios).values() for n in kinds.values()]
+    assert len({n.casefold() for n in names}) == len(names)
+    reserved = {r.casefold() for r in (*INPUT_SHEET_NAMES, "Summary", "Audit")}
+    for n in names:
+        assert 0 < len(n) <= MAX_SHEET_NAME
+        assert not set(n) & set("[]:*?/\\")
+        assert not n.startswith("'") and not n.endswith("'")
+        assert n.casefold() not in reserved
+
+
+def test_control_characters_are_dropped_and_long_text_is_capped() -> None:
+    assert cell_text("H100\x00\x07 SXM\tok\n") == "H100 SXM\tok\n"
+    assert len(cell_text("x" * 40_000)) == 32_767
+    assert cell_text(None) == ""
+
+
+def test_names_with_control_characters_still_write(tmp_path: Path) -> None:
+    plan = fake_plan("bad\x01name", chat="chat\x0b8b")
+    wb = _values(_write(tmp_path, fake_run(plan)))
+    assert wb["Summary"]["B1"].value == "badname"
+    assert "badname Cash flow" in wb.sheetnames
