@@ -529,10 +529,28 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     ):
         letter = column_letter(col)
         sheet.formula(tr, col, f"=SUM({letter}2:{letter}{last + 1})", cached, style)
+    note_row = tr + 1
+    if plan.cash_out is not None:
+        # Reconciles with the cash flow: what no workload used (idle owned or reserved GPUs).
+        assigned = sum(a.cost for a in plan.assignments)
+        sheet.text(tr + 1, 0, "Cash out of the plan (USD, the Cash flow total)", Style.TEXT)
+        sheet.number(tr + 1, 7, plan.cash_out, Style.MONEY)
+        sheet.text(
+            tr + 2, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL
+        )
+        sheet.formula(
+            tr + 2,
+            7,
+            f"={a1(tr + 1, 7)}-{a1(tr, 7)}",
+            plan.cash_out - assigned,
+            Style.TOTAL_MONEY_FORMULA,
+        )
+        note_row = tr + 3
     sheet.text(
-        tr + 1,
+        note_row,
         0,
-        "Cost share: the workload's share, by GPU-hours, of its GPU type's cost that month.",
+        "Cost share: the workload's share, by GPU-hours, of its GPU type's cost that month "
+        "(undiscounted cash).",
         Style.NOTE,
     )
     return sheet
@@ -658,6 +676,14 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         if (o.workload, o.gpu) in chosen:
             sheet.text(r, 14, "✔", Style.MARK)
     sheet.tables.append(Table(f"Options_{index}", 0, 0, len(plan.options), 14))
+    sheet.text(
+        len(plan.options) + 2,
+        0,
+        "Cost per unit of work = GPU-hours (realtime: GPUs per replica per token/s) × the "
+        "cheapest hourly price; a reserved price assumes its whole term is used, a spot hour "
+        "yields spot_efficiency hours of work. ✔ = the plan runs the workload there.",
+        Style.NOTE,
+    )
     sheet.widths[3] = 48
     return sheet
 

@@ -188,6 +188,7 @@ def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     assert total[0] == "Total" and total[7] == pytest.approx(
         sum(a.cost for a in plan.assignments), abs=CENT
     )
+    assert rows[len(plan.assignments) + 2][7] == pytest.approx(0.0, abs=CENT)  # all assigned
 
     opts = list(wb["base Options"].iter_rows(min_row=2, values_only=True))
     by_pair = {(r[0], r[1]): r for r in opts}
@@ -314,3 +315,16 @@ def test_names_with_control_characters_still_write(tmp_path: Path) -> None:
     wb = _values(_write(tmp_path, fake_run(plan)))
     assert wb["Summary"]["B1"].value == "badname"
     assert "badname Cash flow" in wb.sheetnames
+
+
+def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
+    plan = fake_plan()
+    idle = plan.assignments[0]
+    partly = replace(plan, assignments=plan.assignments[1:])  # month 1 of the chat: not assigned
+    wb = _values(_write(tmp_path, fake_run(partly)))
+    rows = {r[0]: r for r in wb["base Assignments"].iter_rows(values_only=True) if r[0]}
+    assert rows["Cash out of the plan (USD, the Cash flow total)"][7] == pytest.approx(
+        plan.cash_out, abs=CENT
+    )
+    unassigned = rows["Not assigned to any workload (USD, idle capacity)"][7]
+    assert unassigned == pytest.approx(idle.cost, abs=CENT)
