@@ -676,14 +676,15 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         if (o.workload, o.gpu) in chosen:
             sheet.text(r, 14, "✔", Style.MARK)
     sheet.tables.append(Table(f"Options_{index}", 0, 0, len(plan.options), 14))
-    sheet.text(
-        len(plan.options) + 2,
-        0,
-        "Cost per unit of work = GPU-hours (realtime: GPUs per replica per token/s) × the "
-        "cheapest hourly price; a reserved price assumes its whole term is used, a spot hour "
-        "yields spot_efficiency hours of work. ✔ = the plan runs the workload there.",
-        Style.NOTE,
-    )
+    for i, note in enumerate(
+        (
+            "Cost per unit of work = GPU-hours (realtime: GPUs per replica ÷ tokens/s) × the "
+            "cheapest hourly price.",
+            "A reserved price assumes its whole term is used; a spot hour yields "
+            "spot_efficiency hours of work. ✔ = the plan runs the workload on that GPU.",
+        )
+    ):
+        sheet.text(len(plan.options) + 2 + i, 0, note, Style.NOTE)
     sheet.widths[3] = 48
     return sheet
 
