@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from pathlib import Path
@@ -469,9 +469,8 @@ class ScenarioRow:
 
     name: str
     where: SheetRow
-    settings: Mapping[
-        str, Any
-    ]  # scenario fields (horizon_months ... exclude_gpus) given in the row
+    # Scenario fields given in the row (horizon_months ... exclude_gpus), typed.
+    settings: Mapping[str, Any]
     assumptions: Mapping[str, float | bool]  # Assumptions keys given as columns
 
     def origin(self) -> str:
@@ -779,15 +778,16 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         table(ASSUMPTIONS_SHEET_NAME),
     )
 
+    # Problems come out sheet by sheet, in the workbook's order.
     gpus, gpu_names, gpu_rows = _records(file, gpu_table, GPUS, build_gpu, "gpu", problems)
+    offers = _offers(file, price_table, gpu_names, problems)
+    problems.extend(_tdp_needed(gpus, gpu_rows, offers))
     workloads, workload_names, workload_rows = _records(
         file, workload_table, WORKLOADS, build_workload, "workload", problems
     )
-    offers = _offers(file, price_table, gpu_names, problems)
     measurements, measurement_rows = _measurements(
         file, throughput_table, workloads, workload_names, gpu_names, problems
     )
-    problems.extend(_tdp_needed(gpus, gpu_rows, offers))
     scenarios = _scenarios(file, scenario_table, gpu_names, workload_names, problems)
     assumptions = _assumptions(file, assumption_table, problems)
     data = WorkbookData(
@@ -897,7 +897,12 @@ def _coerced_or_bad(spec: FieldSpec, raw: object) -> object:
 
 
 def _records(
-    file: str, table: SheetTable | None, sheet: Sheet, build: Any, key: str, problems: list[Problem]
+    file: str,
+    table: SheetTable | None,
+    sheet: Sheet,
+    build: Callable[[Mapping[str, Any], Where], tuple[Any, list[Problem]]],
+    key: str,
+    problems: list[Problem],
 ) -> tuple[tuple[Any, ...], set[str], dict[str, SheetRow]]:
     """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names."""
     built = []

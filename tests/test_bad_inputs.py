@@ -314,6 +314,8 @@ def test_missing_required_column(tmp_path: Path, capsys: pytest.CaptureFixture[s
     sheets = valid_sheets()
     sheets["Workloads"][0][1] = "kinds"
     err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    # Once for the sheet, not once per row.
+    assert err.startswith("1 problem in the input:")
     assert (
         "sheet Workloads, row 1, column kind: required column kind is missing; did you mean 'kinds'?"
         in err

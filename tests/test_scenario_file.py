@@ -253,6 +253,17 @@ BAD: list[tuple[str, str, list[str]]] = [
         ["eu.yaml, line 5", "cannot be interruptible"],
     ),
     (
+        "nested value in an added workload",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    add_workloads:\n"
+        "      - {workload: [w], kind: lora, params_b: 1, tokens: 5}\n",
+        ["eu.yaml, line 5", "workload: must be a single value"],
+    ),
+    (
+        "nested too deeply",
+        "workbook: input.xlsx\nscenarios: " + "[" * 20000 + "\n",
+        ["eu.yaml", "nested too deeply"],
+    ),
+    (
         "window past the new horizon",
         "workbook: input.xlsx\nscenarios:\n  - name: short\n    horizon_months: 2\n",
         [
