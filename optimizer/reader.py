@@ -638,47 +638,67 @@ def _unreadable_cells(
 
     blank_formulas: dict[str, dict[tuple[int, int], str]] = {s: {} for s in sheets}
     if facts.has_formulas:
-        for name, cell in _openpyxl_cells(openpyxl, path, sheets, data_only=False):
+        for cell in _openpyxl_cells(openpyxl, path, sheets, data_only=False):
             if cell.data_type != "f":
                 continue
-            r, c = cell.row - 1, cell.column - 1
-            grid = grids[name]
+            r, c = cell.row - 1, cell.column
+            grid = grids[cell.sheet]
             cached = grid[r][c] if r < len(grid) and c < len(grid[r]) else ""
             if is_blank(cached):
-                blank_formulas[name][(cell.row, c)] = str(cell.value)
+                blank_formulas[cell.sheet][(cell.row, c)] = str(cell.value)
     if facts.has_error_cells or any(blank_formulas.values()):
-        for name, cell in _openpyxl_cells(openpyxl, path, sheets, data_only=True):
-            key = (cell.row, cell.column - 1)
+        for cell in _openpyxl_cells(openpyxl, path, sheets, data_only=True):
+            key = (cell.row, cell.column)
             if cell.data_type == "e":
-                found[name][key] = UnreadableCell(
+                found[cell.sheet][key] = UnreadableCell(
                     f"holds the Excel error {cell.value}", str(cell.value)
                 )
-                blank_formulas[name].pop(key, None)
+                blank_formulas[cell.sheet].pop(key, None)
             elif cell.data_type == "str":
-                blank_formulas[name].pop(key, None)  # the formula's saved result is ""
+                blank_formulas[cell.sheet].pop(key, None)  # the formula's saved result is ""
     for name, cells in blank_formulas.items():
         for key, formula in cells.items():
             found[name][key] = UnreadableCell(_UNCALCULATED, formula)
     return found
 
 
+@dataclass(frozen=True)
+class _StoredCell:
+    sheet: str
+    row: int  # Excel row number
+    column: int  # 0-based
+    data_type: str  # openpyxl's: "f" formula, "e" error, "str" formula text result, ...
+    value: object
+
+
 def _openpyxl_cells(
     openpyxl: Any, path: Path, sheets: Sequence[str], data_only: bool
-) -> Iterable[tuple[str, Any]]:
-    """(sheet name, cell) for every stored cell of ``sheets``, read-only."""
-    book = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
-    try:
-        for name in sheets:
-            ws = book[name]
-            ws.reset_dimensions()  # never trust the stored used range
-            for row in ws.iter_rows():
-                for cell in row:
-                    if not hasattr(cell, "row"):
-                        continue  # an EmptyCell filling a gap
-                    if cell.value is not None or cell.data_type == "str":
-                        yield name, cell
-    finally:
-        book.close()
+) -> list[_StoredCell]:
+    """Every stored, non-empty cell of ``sheets`` (and str-typed ones), read-only.
+
+    The file is opened here, so that it is closed even when openpyxl fails
+    half-way through a damaged part.
+    """
+    cells = []
+    with path.open("rb") as stream:
+        book = openpyxl.load_workbook(stream, read_only=True, data_only=data_only)
+        try:
+            for name in sheets:
+                ws = book[name]
+                ws.reset_dimensions()  # never trust the stored used range
+                for row in ws.iter_rows():
+                    for cell in row:
+                        if not hasattr(cell, "row"):
+                            continue  # an EmptyCell filling a gap
+                        if cell.value is not None or cell.data_type == "str":
+                            cells.append(
+                                _StoredCell(
+                                    name, cell.row, cell.column - 1, cell.data_type, cell.value
+                                )
+                            )
+        finally:
+            book.close()
+    return cells
 
 
 def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:

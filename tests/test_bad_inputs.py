@@ -12,8 +12,12 @@ from typing import Any
 
 import openpyxl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from optimizer.cli import main
+from optimizer.errors import InputError
+from optimizer.inputs import load_input
 from optimizer.xlsx_safety import MAX_RATIO
 from tests.conftest import Sheets, set_cell, sha256, valid_sheets, write_sheets
 
@@ -346,8 +350,6 @@ def test_formula_with_a_saved_value_is_read(
     path = write_sheets(tmp_path / "input.xlsx", valid_sheets())
     # Put a formula with its cached result in C3, as Excel saves it.
     _rewrite_member(path, "xl/worksheets/sheet2.xml", b"<v>3.15</v>", b"<f>1+2.15</f><v>3.15</v>")
-    from optimizer.inputs import load_input
-
     loaded = load_input(path)
     assert loaded.scenarios[0].offers[1].price == 3.15
 
@@ -450,3 +452,48 @@ def test_error_cell_written_by_openpyxl_is_an_error_type() -> None:
     assert ws is not None
     ws["A1"] = "#N/A"
     assert ws["A1"].data_type == "e"
+
+
+# ---------------------------------------------------------------- damaged XML never escapes as a traceback
+
+_TOKENS = [
+    b"<",
+    b">",
+    b'"',
+    b't="e"',
+    b't="s"',
+    b't="str"',
+    b"<v>",
+    b"</v>",
+    b"<f>",
+    b'r="ZZ9"',
+    b"-1",
+    b"",
+]
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 6), st.sampled_from(_TOKENS)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_damaged_sheet_xml_is_an_input_error_or_reads(
+    tmp_path: Path, edits: list[tuple[float, int, bytes]]
+) -> None:
+    path = write_sheets(tmp_path / "fuzz.xlsx", _apply([("Prices", 3, "price", "=1+2")]))
+    with zipfile.ZipFile(path) as archive:
+        original = archive.read("xl/worksheets/sheet2.xml")
+    data = bytearray(original)
+    for where, cut, token in edits:
+        at = int(where * (len(data) - 1))
+        data[at : at + cut] = token
+    _rewrite_member(path, "xl/worksheets/sheet2.xml", original, bytes(data))
+    try:
+        load_input(path)
+    except InputError as error:
+        assert error.problems
