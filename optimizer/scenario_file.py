@@ -7,6 +7,12 @@ from ``yaml.compose``'s node marks, so each problem names the file and line.
 the Assumptions and Workloads sheets, with the record builders of
 ``optimizer.reader``. References to the workbook (base scenario, GPU and
 workload names, offers) are checked later, by ``optimizer.resolve``.
+
+What an entry means, on top of its base scenario: a key that is absent keeps
+the base's value; ``exclude_gpus`` and ``workloads`` replace the base's lists
+(``exclude_gpus: []`` brings every GPU type back); a ``budget`` part (or
+``power_cap_kw``) set to null removes that limit; ``add_workloads`` come on
+top of the workloads kept.
 """
 
 from __future__ import annotations
@@ -395,13 +401,13 @@ def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]
         entry, found = _scenario(path, root, index, raw)
         problems.extend(found)
         if entry is not None:
-            if entry.name in names:
+            # Case is ignored: result sheets are named after scenarios.
+            first = names.get(entry.name.lower())
+            if first is not None:
                 problems.append(
-                    entry.where.whole(
-                        f"scenario name used twice (first on line {names[entry.name]})"
-                    )
+                    entry.where.whole(f"scenario name used twice (first on line {first})")
                 )
-            names.setdefault(entry.name, entry.where.line)
+            names.setdefault(entry.name.lower(), entry.where.line)
             entries.append(entry)
     _, workbook_node = _child(root, "workbook")
     workbook_where = YamlWhere(file, (workbook_node or root).start_mark.line + 1, "workbook")

@@ -279,7 +279,7 @@ BAD: list[tuple[str, str, list[str]]] = [
     ),
     (
         "duplicate scenario",
-        "workbook: input.xlsx\nscenarios:\n  - name: a\n  - name: a\n",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n  - name: A\n",
         ["eu.yaml, line 4", "scenario name used twice (first on line 3)"],
     ),
     ("no scenarios", "workbook: input.xlsx\nscenarios: []\n", ["eu.yaml, line 2", "scenarios"]),
