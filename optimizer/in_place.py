@@ -302,7 +302,14 @@ def _save_atomically(workbook: Workbook, path: Path) -> None:
 # ---------------------------------------------------------------------------
 # Rendering a grid with openpyxl
 
-_FORMULA_FONT = Font(color="1F4E79")
+_FORMULA_COLOR = "1F4E79"
+
+
+def _font(**kw: Any) -> Font:
+    # openpyxl's Font() has no name or size: LibreOffice would fall back to a serif face.
+    return Font(name="Calibri", size=kw.pop("size", 11), **kw)
+
+
 _FORMULA_FILL = PatternFill("solid", fgColor="EEF3F8")
 _HEADER_FILL = PatternFill("solid", fgColor="D9E1F2")
 _THIN = Side(style="thin")
@@ -315,7 +322,7 @@ def _style_cell(c: Any, style: Style) -> None:
     if isinstance(c.value, str):
         c.quotePrefix = True  # editing the cell in Excel keeps "=..." as text
     if style in (Style.HEADER, Style.COLUMN_HEADER):
-        c.font = Font(bold=True)
+        c.font = _font(bold=True)
         c.fill = _HEADER_FILL
         right = "right" if style is Style.COLUMN_HEADER else None
         c.alignment = Alignment(wrap_text=True, vertical="top", horizontal=right)
@@ -324,22 +331,22 @@ def _style_cell(c: Any, style: Style) -> None:
         c.alignment = Alignment(horizontal="right")
     elif style is Style.VALUE_NOTE:
         c.alignment = Alignment(horizontal="right")
-        c.font = Font(italic=True, color="595959")
+        c.font = _font(italic=True, color="595959")
     elif style in (Style.SECTION, Style.TITLE):
-        c.font = Font(bold=True, size=12 if style is Style.SECTION else 14)
+        c.font = _font(bold=True, size=12 if style is Style.SECTION else 14)
     elif style is Style.NOTE:
-        c.font = Font(italic=True, color="595959")
+        c.font = _font(italic=True, color="595959")
     elif style in (Style.WRAP, Style.LABEL):
         c.alignment = Alignment(wrap_text=True, vertical="top")
     elif style in (Style.MARK, Style.BOOL):
         c.alignment = Alignment(horizontal="center")
     if style in FORMULA_STYLES:
-        c.font = Font(color=_FORMULA_FONT.color, bold=style.name.startswith("TOTAL"))
+        c.font = _font(color=_FORMULA_COLOR, bold=style.name.startswith("TOTAL"))
         c.fill = _FORMULA_FILL
     if style in (Style.TOTAL_LABEL, Style.TOTAL_MONEY_FORMULA, Style.TOTAL_HOURS_FORMULA):
         c.border = Border(top=_THIN)
         if style is Style.TOTAL_LABEL:
-            c.font = Font(bold=True)
+            c.font = _font(bold=True)
 
 
 def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) -> None:
@@ -358,6 +365,7 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         ws.row_dimensions[row + 1].height = height
     if model.freeze:
         ws.freeze_panes = a1(*model.freeze)
+    _print_setup(ws, model)
     for table in model.tables:
         name = table.name
         while name in used_tables:
@@ -374,6 +382,23 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
             continue
         used_tables.add(name)
         workbook.defined_names[name] = DefinedName(name, attr_text=absolute_ref(model.name, *block))
+
+
+def _print_setup(ws: Any, model: SheetModel) -> None:
+    """As ``sheet_grid`` prints: landscape, N pages wide, headers repeated, sheet name in the footer."""
+    if model.landscape:
+        ws.page_setup.orientation = "landscape"
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = model.pages_wide
+    ws.page_setup.fitToHeight = 0
+    if model.freeze:
+        rows, cols = model.freeze
+        if rows:
+            ws.print_title_rows = f"1:{rows}"
+        if cols:
+            ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
+    ws.oddFooter.left.text = "&A"
+    ws.oddFooter.right.text = "Page &P of &N"
 
 
 def _bar_chart(ws: Worksheet, spec: Chart) -> BarChart:

@@ -231,3 +231,17 @@ def test_a_file_that_is_not_a_workbook_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         write_in_place(path, fake_run(fake_plan()))
     assert path.read_bytes() == b"plain text"
+
+
+def test_the_bundled_example_still_reads_the_same_after_in_place(tmp_path: Path) -> None:
+    from optimizer.inputs import load_input
+
+    example = Path(__file__).resolve().parent.parent / "workbooks" / "example.xlsx"
+    copy = tmp_path / "example.xlsx"
+    copy.write_bytes(example.read_bytes())
+    before = load_input(copy)
+    write_in_place(copy, fake_run(fake_plan()))
+    after = load_input(copy)
+    assert [s.name for s in after.scenarios] == [s.name for s in before.scenarios]
+    assert after.scenarios == before.scenarios  # every GPU, offer, workload and assumption
+    assert "Summary" in openpyxl.load_workbook(copy).sheetnames
