@@ -10,7 +10,13 @@ Design (what makes it small and tight):
   workload's window, offers from ``available_from``, reservations that start
   on or after ``available_from`` and end inside the horizon, spot only for
   interruptible non-realtime work, and capacity only in months where some
-  workload can use that GPU type.
+  workload can use that GPU type. Purchases stop after a type's last useful
+  month and reservations must overlap a useful month (either would only
+  add cost); offers of a type no workload can use are left out.
+* Realtime rows are tightened without changing any integer solution:
+  coefficients capped at the demand, a fewest-replicas row, and a bound of
+  the replicas one type would need alone (see
+  :func:`define_realtime_demand_constraints`).
 * Owned stock ``own[g,t]`` and active reservations are affine expressions of
   the integer purchase / reservation variables, never new integers.
 * GPU-hours are pooled per type and month (accounting rule 5): work variables

@@ -124,6 +124,26 @@ def _silence_highs_banner() -> None:
     _banner_silenced = True
 
 
+_scheduler_threads: int | None = None
+
+
+def _use_threads(threads: int | None) -> None:
+    """HiGHS keeps one global thread pool per process, sized by the first solve.
+
+    A later solve asking for a different ``threads`` fails ("global scheduler
+    has already been initialized"), so rebuild the pool when the number
+    changes. Solves in one process run one at a time, so no solve is using
+    the pool when it is rebuilt.
+    """
+    global _scheduler_threads
+    if threads is None or threads == _scheduler_threads:
+        return
+    import highspy
+
+    highspy.Highs.resetGlobalScheduler(True)
+    _scheduler_threads = threads
+
+
 class _Progress:
     """Prints elapsed time, best plan so far and proven gap to stderr, at most once a second.
 
@@ -186,6 +206,8 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
 
     _silence_highs_banner()
     import highspy
+
+    _use_threads(settings.threads)
 
     extra: dict[str, Any] = {}
     if settings.progress:

@@ -404,3 +404,13 @@ def test_assignment_costs_share_each_type_month_by_hours() -> None:
     total = sum(row.cost for row in plan.assignments)
     assert total == pytest.approx(plan.cash_out - plan.residual_credit, abs=0.005)
     assert not any("idle capacity" in d for d in plan.diagnostics)
+
+
+def test_solves_with_different_thread_counts_in_one_process() -> None:
+    # HiGHS sizes one global thread pool per process; a later, different
+    # ``threads`` used to fail with "global scheduler already initialized".
+    s = batch_on_h100(1000.0, 12, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
+    for threads in (1, 2, 1):
+        plan = solve_checked(s, SolverSettings(threads=threads))
+        assert plan.status is SolveStatus.OPTIMAL
+        assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * 270 * 12, abs=0.005)
