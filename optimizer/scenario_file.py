@@ -327,7 +327,7 @@ def _pydantic_problems(
 
 
 def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]:
-    """Read a scenario file; return it (None when unusable) and every problem found."""
+    """Read a scenario file: its sound entries (None when it is unusable as a whole) and every problem."""
     file = str(path)
     if not path.is_file():
         return None, [Problem(file=file, message="file not found")]
@@ -417,7 +417,9 @@ def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]
         workbook_where=workbook_where,
         scenarios=tuple(entries),
     )
-    return (result if not problems else None), problems
+    # The entries that are sound come back too, so the workbook is still read and
+    # checked: one run reports the problems of both files.
+    return result, problems
 
 
 def read_scenario_file(path: Path) -> ScenarioFile:

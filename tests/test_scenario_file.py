@@ -13,7 +13,7 @@ from optimizer.domain import Kind, OfferOption, Precision
 from optimizer.errors import InputError
 from optimizer.inputs import load_input
 from optimizer.scenario_file import read_scenario_file
-from tests.conftest import sha256
+from tests.conftest import set_cell, sha256, valid_sheets
 
 GOOD = """\
 workbook: input.xlsx
@@ -347,3 +347,16 @@ def test_yml_suffix_and_scenario_selection(
     write_workbook()
     loaded = load_input(_write(tmp_path, GOOD, "eu.yml"), ["plain"])
     assert [s.name for s in loaded.scenarios] == ["plain"]
+
+
+def test_problems_in_the_file_and_the_workbook_are_reported_together(
+    tmp_path: Path, write_workbook: Callable[..., Path]
+) -> None:
+    write_workbook(set_cell(valid_sheets(), "Prices", 3, "price", "cheap"))
+    text = "workbook: input.xlsx\nscenarios:\n  - name: a\n    budgt: 1\n  - name: b\n"
+    with pytest.raises(InputError) as caught:
+        load_input(_write(tmp_path, text))
+    assert [(Path(p.file).name, p.row, p.cell) for p in caught.value.problems] == [
+        ("eu.yaml", 4, None),
+        ("input.xlsx", 3, "C3"),
+    ]
