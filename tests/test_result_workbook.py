@@ -328,3 +328,21 @@ def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
     )
     unassigned = rows["Not assigned to any workload (USD, idle capacity)"][7]
     assert unassigned == pytest.approx(idle.cost, abs=CENT)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    scenario=st.text(min_size=1, max_size=40),
+    workload=st.text(min_size=1, max_size=40),
+)
+def test_any_user_names_write_and_read_back_as_text(
+    tmp_path_factory: pytest.TempPathFactory, scenario: str, workload: str
+) -> None:
+    plan = fake_plan(scenario, chat=workload)
+    path = tmp_path_factory.mktemp("names") / "results.xlsx"
+    write_result_workbook(path, fake_run(plan))
+    wb = openpyxl.load_workbook(path)
+    assert wb["Summary"]["B1"].value == (cell_text(scenario) or None)
+    options = next(ws for ws in wb.worksheets if ws.title.endswith(" Options"))
+    assert options["A2"].value == (cell_text(workload) or None)
+    assert options["A2"].value is None or options["A2"].data_type == "s"
