@@ -506,6 +506,7 @@ class WorkbookData:
     has_scenarios_sheet: bool = False
     gpu_names: frozenset[str] = frozenset()
     workload_names: frozenset[str] = frozenset()
+    scenario_names: frozenset[str] = frozenset()
     workload_rows: Mapping[str, SheetRow] = field(default_factory=dict)
     measurement_rows: Mapping[tuple[str, str], SheetRow] = field(default_factory=dict)
 
@@ -808,7 +809,9 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     measurements, measurement_rows = _measurements(
         file, throughput_table, workloads, workload_names, gpu_names, problems
     )
-    scenarios = _scenarios(file, scenario_table, gpu_names, workload_names, problems)
+    scenarios, scenario_names = _scenarios(
+        file, scenario_table, gpu_names, workload_names, problems
+    )
     assumptions = _assumptions(file, assumption_table, problems)
     data = WorkbookData(
         path=path,
@@ -819,6 +822,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         scenarios=scenarios,
         assumptions=assumptions,
         has_scenarios_sheet=scenario_table is not None,
+        scenario_names=scenario_names,
         gpu_names=frozenset(gpu_names),
         workload_names=frozenset(workload_names),
         workload_rows={w.name: workload_rows[w.name] for w in workloads},
@@ -1065,9 +1069,9 @@ def _scenarios(
     gpu_names: set[str],
     workload_names: set[str],
     problems: list[Problem],
-) -> tuple[ScenarioRow, ...]:
+) -> tuple[tuple[ScenarioRow, ...], frozenset[str]]:
     if table is None:
-        return ()
+        return (), frozenset()
     allowed = {c.name for c in SCENARIOS.columns} | set(ASSUMPTION_KEYS)
     for index, header in enumerate(table.header):
         if header and header not in allowed:
@@ -1084,6 +1088,7 @@ def _scenarios(
     specs = {**SPECS[SCENARIOS.name], **ASSUMPTION_SPECS}
     rows = []
     seen: dict[str, SheetRow] = {}
+    seen_names: set[str] = set()  # rows with problems included
     for r, values in table.rows:
         where = SheetRow(file, table.name, r, table.columns)
         typed, found = coerce_fields(specs, _raw_record(table, values, specs), where)
@@ -1101,6 +1106,7 @@ def _scenarios(
                     )
                 )
             seen.setdefault(name.lower(), where)
+            seen_names.add(name)
         for column, known, sheet in (
             ("workloads", workload_names, "Workloads"),
             ("exclude_gpus", gpu_names, "GPUs"),
@@ -1115,7 +1121,7 @@ def _scenarios(
             settings = {k: v for k, v in typed.items() if k in SCENARIO_FIELDS}
             assumptions = {k: v for k, v in typed.items() if k in ASSUMPTION_KEYS}
             rows.append(ScenarioRow(name, where, settings, assumptions))
-    return tuple(rows)
+    return tuple(rows), frozenset(seen_names)
 
 
 def _assumptions(

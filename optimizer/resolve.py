@@ -236,7 +236,12 @@ def _entry_problems(
 ) -> list[Problem]:
     where = entry.where
     problems = []
-    if entry.base is not None and entry.base not in bases:
+    # A base whose row has problems of its own was reported with them.
+    if (
+        entry.base is not None
+        and entry.base not in bases
+        and entry.base not in workbook.scenario_names
+    ):
         problems.append(
             where.at(
                 "base",
@@ -335,7 +340,7 @@ def check_scenarios(
         for entry in scenario_file.scenarios:
             found = _entry_problems(entry, workbook, bases)
             problems.extend(found)
-            if found:
+            if found or (entry.base is not None and entry.base not in row_settings):
                 continue
             base = (
                 row_settings[entry.base]

@@ -360,3 +360,12 @@ def test_problems_in_the_file_and_the_workbook_are_reported_together(
         ("eu.yaml", 4, None),
         ("input.xlsx", 3, "C3"),
     ]
+
+
+def test_a_base_with_problems_of_its_own_is_not_reported_again(
+    tmp_path: Path, write_workbook: Callable[..., Path]
+) -> None:
+    write_workbook(set_cell(valid_sheets(), "Scenarios", 3, "budget_total", "lots"))
+    with pytest.raises(InputError) as caught:
+        load_input(_write(tmp_path, "workbook: input.xlsx\nscenarios:\n  - {name: x, base: eu}\n"))
+    assert [(p.sheet, p.cell, p.value) for p in caught.value.problems] == [("Scenarios", "C3", "lots")]
