@@ -21,7 +21,7 @@ from optimizer.results import SolverSettings
 from optimizer.sweep import parse_vary, run_sweep
 
 
-def _throughput(points: int, vary: str, jobs: int) -> tuple[float, float]:
+def _throughput(points: int, vary: str, jobs: int) -> tuple[float, float, list[float]]:
     base = load_input(None).scenarios[0]
     specs = [parse_vary(f"{vary}:{points}", base)]
     started = time.perf_counter()
@@ -30,7 +30,7 @@ def _throughput(points: int, vary: str, jobs: int) -> tuple[float, float]:
     solved = sum(1 for o in result.outcomes if o.summary.status.has_plan)
     if solved != points:
         raise SystemExit(f"only {solved} of {points} variants solved")
-    return points / seconds, seconds
+    return points / seconds, seconds, [o.summary.seconds for o in result.outcomes]
 
 
 def main() -> None:
@@ -41,9 +41,12 @@ def main() -> None:
     print(f"bundled example, {args.points} variants of {args.vary}, {os.cpu_count()} CPUs")
     rates = {}
     for jobs in (1, 2):
-        rate, seconds = _throughput(args.points, args.vary, jobs)
+        rate, seconds, solves = _throughput(args.points, args.vary, jobs)
         rates[jobs] = rate
-        print(f"  {jobs} process{'es' if jobs > 1 else ''}: {rate:.3f} variants/s ({seconds:.1f} s)")
+        print(
+            f"  {jobs} process{'es' if jobs > 1 else ''}: {rate:.3f} variants/s ({seconds:.1f} s; "
+            f"solves {sum(solves):.1f} s in all, {min(solves):.1f}–{max(solves):.1f} s each)"
+        )
     print(f"  speed-up with 2: {rates[2] / rates[1]:.2f}× (target ≥ 1.8×)")
 
 

@@ -13,6 +13,7 @@ scenario, so a sweep answers with exactly the model ``gpumix solve`` uses.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -189,6 +190,8 @@ class PlanSummary:
     costs: dict[CostCategory, float]
     fleet: FleetSignature
     diagnostics: tuple[str, ...] = ()
+    # Wall time of the worker's solve (estimate, build, solve); not part of the answer.
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def regime(self) -> Regime:
@@ -580,7 +583,9 @@ def summarize_plan(plan: Plan) -> PlanSummary:
 
 def solve_summary(solve: SolveFn, scenario: Scenario, settings: SolverSettings) -> PlanSummary:
     """What a worker runs: one full solve, summarised before it travels back."""
-    return summarize_plan(solve(scenario, settings))
+    started = time.perf_counter()
+    plan = solve(scenario, settings)
+    return replace(summarize_plan(plan), seconds=time.perf_counter() - started)
 
 
 def run_sweep(
