@@ -41,6 +41,7 @@ from openpyxl.packaging.custom import StringProperty
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.pagebreak import Break
 from openpyxl.worksheet.table import Table as XlTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
@@ -397,6 +398,8 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
             ws.print_title_rows = f"1:{rows}"
         if cols:
             ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
+    for row in model.page_breaks:
+        ws.row_breaks.append(Break(id=row))  # openpyxl breaks after row ``id`` (1-based)
     ws.oddFooter.left.text = "&A"
     ws.oddFooter.right.text = "Page &P of &N"
 

@@ -387,10 +387,11 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             y_format="$#,##0",
             categories=(first, 0, last, 0),
             series=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in used or [0]),
-            # Below the table, so a printed page keeps the table at a readable size.
+            # Below the table (a printed page keeps the table readable), on a page of its own.
             anchor=(tr + 6, 0),
         )
     )
+    sheet.page_breaks.append(tr + 6)
     sheet.widths[0] = 10
     return sheet
 

@@ -135,6 +135,7 @@ class SheetModel:
     # Printing: landscape, one page wide, the frozen header rows and columns on every page.
     landscape: bool = True
     pages_wide: int = 1  # printed as wide as this many pages, as tall as it takes
+    page_breaks: list[int] = field(default_factory=list)  # rows that start a printed page
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -359,6 +360,8 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
     if model.landscape:
         ws.set_landscape()
     ws.fit_to_pages(model.pages_wide, 0)
+    if model.page_breaks:
+        ws.set_h_pagebreaks(model.page_breaks)
     ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
     if model.freeze:
         rows, cols = model.freeze
