@@ -60,13 +60,14 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
         if scenario_file is None:
             raise InputError(problems)
         workbook_path = scenario_file.workbook
-        if workbook_path.suffix.lower() not in WORKBOOK_SUFFIXES or not workbook_path.is_file():
-            where = scenario_file.workbook_where
+        wrong = _workbook_reference_problem(workbook_path)
+        if wrong is not None:
+            line = scenario_file.workbook_where.line
             problems.append(
                 Problem(
                     file=str(path),
-                    row=where.line,
-                    message=f"workbook {workbook_path} not found (paths are relative to the scenario file)",
+                    row=line,
+                    message=wrong,
                     value=str(workbook_path),
                     expected="an existing .xlsx file",
                 )
@@ -88,6 +89,15 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
         offer_count=len(workbook.offers),
         workload_count=_workload_count(workbook, scenarios),
     )
+
+
+def _workbook_reference_problem(workbook: Path) -> str | None:
+    """What is wrong with the workbook a scenario file names, or None."""
+    if workbook.suffix.lower() not in WORKBOOK_SUFFIXES:
+        return f"workbook {workbook.name} is not an .xlsx workbook"
+    if not workbook.is_file():
+        return f"workbook {workbook} not found (paths are relative to the scenario file)"
+    return None
 
 
 def _selected(

@@ -293,6 +293,11 @@ BAD: list[tuple[str, str, list[str]]] = [
         "workbook: ../nowhere.xlsx\nscenarios: [{name: a}]\n",
         ["eu.yaml, line 1", "workbook ", "nowhere.xlsx not found"],
     ),
+    (
+        "workbook is not xlsx",
+        "workbook: other.yaml\nscenarios: [{name: a}]\n",
+        ["eu.yaml, line 1", "workbook other.yaml is not an .xlsx workbook"],
+    ),
     ("not a mapping", "- just\n- a list\n", ["eu.yaml, line 1", "must be a mapping"]),
     ("empty document", "# nothing\n", ["eu.yaml", "holds no YAML document"]),
 ]
