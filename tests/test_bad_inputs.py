@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from optimizer import xlsx_safety
 from optimizer.cli import main
 from optimizer.errors import InputError
 from optimizer.inputs import load_input
@@ -497,3 +498,23 @@ def test_damaged_sheet_xml_is_an_input_error_or_reads(
         load_input(path)
     except InputError as error:
         assert error.problems
+
+
+def test_archive_that_unpacks_too_large(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real limit is 500 MB; a small one shows the check without writing that much.
+    monkeypatch.setattr(xlsx_safety, "MAX_TOTAL_BYTES", 2**20)
+    path = write_sheets(tmp_path / "big.xlsx", valid_sheets())
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/media/photo.bin", bytes(range(256)) * 8192)  # 2 MB
+    err = _validate_fails(path, capsys)
+    assert "big.xlsx: the workbook would unpack to 2 MB; expected at most 1 MB" in err
+
+
+def test_utf16_xml_member(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_sheets(tmp_path / "wide.xlsx", valid_sheets())
+    with zipfile.ZipFile(path) as archive:
+        original = archive.read("xl/worksheets/sheet1.xml")
+    _rewrite_member(path, "xl/worksheets/sheet1.xml", original, original.decode().encode("utf-16"))
+    assert "member xl/worksheets/sheet1.xml is not UTF-8 XML" in _validate_fails(path, capsys)
