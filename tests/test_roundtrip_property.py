@@ -1,4 +1,4 @@
-"""Property: random valid rows written into a workbook read back as the same typed objects.
+"""Property: random valid rows of every sheet, written into a workbook, read back as the same typed objects.
 
 The workbook is written by ``optimizer.template.write_template`` (the same
 file users fill in: headers with units, styled empty rows, a README sheet),
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.reader import read_workbook
+from optimizer.schema import ASSUMPTION_KEYS, ASSUMPTIONS
 from optimizer.template import write_template
 
 # Names and texts as users type them: no surrounding spaces (the reader trims), no commas in names.
@@ -129,10 +130,76 @@ def _measurements(draw: st.DrawFn, workloads: list[Workload], gpus: list[Gpu]) -
 
 
 @st.composite
-def _inputs(draw: st.DrawFn) -> tuple[list[Gpu], list[Offer], list[Workload], list[Measurement]]:
+def _scenarios(draw: st.DrawFn, workloads: list[Workload], gpus: list[Gpu]) -> list[dict[str, Any]]:
+    """Scenarios rows: only the cells given (blank cells are left out), as typed values."""
+    names = draw(st.lists(_NAME, max_size=3, unique_by=str.lower))
+    # Every window must fit the scenario's horizon (windows end by month 36).
+    optional: list[tuple[str, st.SearchStrategy[Any]]] = [
+        ("horizon_months", st.integers(36, 120)),
+        ("budget_total", _NON_NEGATIVE),
+        ("budget_capex", _NON_NEGATIVE),
+        ("budget_monthly", _NON_NEGATIVE),
+        ("power_cap_kw", _NON_NEGATIVE),
+        ("allow_buy", st.booleans()),
+        ("allow_rent", st.booleans()),
+        ("exclude_gpus", _names_of([g.name for g in gpus])),
+        ("mfu_training", _FRACTION),
+        ("credit_residual_value", st.booleans()),
+    ]
+    if workloads:
+        optional.append(("workloads", _names_of([w.name for w in workloads])))
+    rows = []
+    for name in names:
+        cells: dict[str, Any] = {"scenario": name}
+        for key, strategy in optional:
+            if draw(st.booleans()):
+                cells[key] = draw(strategy)
+        rows.append(cells)
+    return rows
+
+
+def _names_of(names: list[str]) -> st.SearchStrategy[tuple[str, ...]]:
+    return st.lists(st.sampled_from(names), min_size=1, unique=True).map(tuple)
+
+
+@st.composite
+def _assumptions(draw: st.DrawFn) -> list[dict[str, Any]]:
+    keys = draw(st.lists(st.sampled_from([a.key for a in ASSUMPTIONS]), unique=True, max_size=6))
+    rows = []
+    for key in keys:
+        declared = ASSUMPTION_KEYS[key]
+        if isinstance(declared.default, bool):
+            value: Any = draw(st.booleans())
+        elif declared.at_most_one or declared.fraction:
+            value = draw(_FRACTION)
+        else:
+            value = draw(_POSITIVE)
+        rows.append({"key": key, "value": value, "source": draw(_optional(_TEXT))})
+    return rows
+
+
+Inputs = tuple[
+    list[Gpu],
+    list[Offer],
+    list[Workload],
+    list[Measurement],
+    list[dict[str, Any]],
+    list[dict[str, Any]],
+]
+
+
+@st.composite
+def _inputs(draw: st.DrawFn) -> Inputs:
     gpus = draw(_gpus())
     workloads = draw(_workloads())
-    return gpus, draw(_offers(gpus)), workloads, draw(_measurements(workloads, gpus))
+    return (
+        gpus,
+        draw(_offers(gpus)),
+        workloads,
+        draw(_measurements(workloads, gpus)),
+        draw(_scenarios(workloads, gpus)),
+        draw(_assumptions()),
+    )
 
 
 def _row(obj: object, rename: dict[str, str], skip: tuple[str, ...] = ()) -> dict[str, object]:
@@ -147,15 +214,15 @@ def _row(obj: object, rename: dict[str, str], skip: tuple[str, ...] = ()) -> dic
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_inputs())
-def test_written_rows_read_back_as_the_same_objects(
-    inputs: tuple[list[Gpu], list[Offer], list[Workload], list[Measurement]],
-) -> None:
-    gpus, offers, workloads, measurements = inputs
+def test_written_rows_read_back_as_the_same_objects(inputs: Inputs) -> None:
+    gpus, offers, workloads, measurements, scenarios, assumptions = inputs
     rows = {
         "GPUs": [_row(g, {"name": "gpu"}) for g in gpus],
         "Prices": [_row(o, {}, skip=("offer_id", "row")) for o in offers],
         "Workloads": [_row(w, {"name": "workload"}) for w in workloads],
         "Throughput": [_row(m, {}) for m in measurements],
+        "Scenarios": scenarios,
+        "Assumptions": assumptions,
     }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "random.xlsx"
@@ -165,3 +232,15 @@ def test_written_rows_read_back_as_the_same_objects(
     assert data.offers == tuple(offers)
     assert data.workloads == tuple(workloads)
     assert data.measurements == tuple(measurements)
+    assert [
+        {"scenario": s.name, **s.settings, **s.assumptions} for s in data.scenarios
+    ] == scenarios
+    # The template writes every key (its default and source unless given).
+    given_rows = {r["key"]: r for r in assumptions}
+    expected = [
+        (a.key, given_rows[a.key]["value"], given_rows[a.key]["source"])
+        if a.key in given_rows
+        else (a.key, a.default, a.source)
+        for a in ASSUMPTIONS
+    ]
+    assert [(r.key, r.value, r.source) for r in data.assumptions] == expected
