@@ -373,4 +373,6 @@ def test_a_base_with_problems_of_its_own_is_not_reported_again(
     write_workbook(set_cell(valid_sheets(), "Scenarios", 3, "budget_total", "lots"))
     with pytest.raises(InputError) as caught:
         load_input(_write(tmp_path, "workbook: input.xlsx\nscenarios:\n  - {name: x, base: eu}\n"))
-    assert [(p.sheet, p.cell, p.value) for p in caught.value.problems] == [("Scenarios", "C3", "lots")]
+    assert [(p.sheet, p.cell, p.value) for p in caught.value.problems] == [
+        ("Scenarios", "C3", "lots")
+    ]
