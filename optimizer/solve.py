@@ -61,6 +61,7 @@ class SolverRun:
     name: str
     version: str
     message: str = ""  # why, when the status is ERROR or a limit stopped the run
+    bound: float | None = None  # proven lower bound on the cost of any plan (HiGHS)
 
 
 def solve_scenario(
@@ -243,6 +244,7 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
         name="HiGHS",
         version=highs.version(),
         message=_message(status, "HiGHS", settings, highs.modelStatusToString(model_status)),
+        bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
 
 
@@ -485,15 +487,15 @@ def _plan_from_solution(
     d = read_decisions(built)
     money = money_of(s, d)
     diagnostics: list[str] = []
+    # HiGHS's gap is (plan - bound) / plan: no plan can cost less than the bound.
+    floor = f"; no plan can cost less than ${run.bound:,.2f}" if run.bound is not None else ""
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
-        diagnostics.append(
-            f"{run.message}: the plan's cost is at most {gap_text} above the cheapest possible"
-        )
+        diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
     elif run.gap is not None and run.gap > 1e-9:
         diagnostics.append(
-            f"optimal within the gap tolerance {settings.gap:g}: proven within {run.gap:.4%} "
-            "of the cheapest possible plan"
+            f"optimal within the gap tolerance {settings.gap:g}: proven gap {run.gap:.4%} "
+            f"of the plan's cost{floor}"
         )
     assignments, idle = _assignments(s, d, money, built.estimates)
     if idle > 0.005:
