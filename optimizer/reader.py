@@ -22,8 +22,11 @@ rules as the Workloads sheet; only the location in messages differs
 from __future__ import annotations
 
 import difflib
+import html
 import math
+import posixpath
 import re
+import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time, timedelta
@@ -626,11 +629,123 @@ def _unreadable_cells(
     """Formula cells with no saved value and Excel error cells, per sheet, as (row, 0-based col).
 
     calamine reads both as blank, which would silently mean "not given".
-    Only runs openpyxl (read-only) when the safety scan saw formulas or
-    error cells: a first pass finds the formula cells calamine reads as
-    blank; a second, on cached values, finds error values and tells a
-    formula whose saved result is the empty text (``=IF(..., "", ...)``,
-    saved with type ``str``: a genuinely blank cell) from one never calculated.
+    Only runs when the safety scan saw formulas or error cells; then the
+    sheets' XML is searched around those markers only (fast on big sheets),
+    or, for a file written in a way that search does not handle, openpyxl
+    reads every cell.
+    """
+    if not (facts.has_formulas or facts.has_error_cells):
+        return {s: {} for s in sheets}
+    found = _unreadable_by_markers(path, sheets)
+    if found is None:
+        found = _unreadable_by_openpyxl(path, facts, sheets, grids)
+    return found
+
+
+def _unreadable_by_markers(
+    path: Path, sheets: Sequence[str]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]] | None:
+    """The cells around each ``<f>`` and ``t="e"`` marker; None when the XML needs openpyxl."""
+    with zipfile.ZipFile(path) as archive:
+        parts = _sheet_parts(archive)
+        if parts is None or any(name not in parts for name in sheets):
+            return None
+        found: dict[str, dict[tuple[int, int], UnreadableCell]] = {}
+        for name in sheets:
+            cells = _marked_cells(archive.read(parts[name]))
+            if cells is None:
+                return None
+            found[name] = cells
+    return found
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str] | None:
+    """Sheet name → worksheet part (``xl/worksheets/sheet1.xml``), from the workbook's relations."""
+    from defusedxml.ElementTree import fromstring  # the archive's DTDs were refused already
+
+    try:
+        book = fromstring(archive.read("xl/workbook.xml"))
+        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except Exception:  # a missing or odd part: let openpyxl deal with it
+        return None
+    targets = {
+        r.get("Id"): r.get("Target") for r in rels.iter() if str(r.tag).endswith("Relationship")
+    }
+    parts: dict[str, str] = {}
+    for sheet in book.iter():
+        if not str(sheet.tag).endswith("}sheet"):
+            continue
+        rid = next((v for k, v in sheet.attrib.items() if k.endswith("}id")), None)
+        target = targets.get(rid)
+        name = sheet.get("name")
+        if target is None or name is None:
+            return None
+        parts[name] = (
+            target.lstrip("/") if target.startswith("/") else posixpath.normpath("xl/" + target)
+        )
+    return parts
+
+
+_FORMULA_MARK = re.compile(rb"<f[\s>/]")
+_ERROR_MARK = re.compile(rb"""\st=["']e["']""")
+_CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
+_REF = re.compile(rb"""\br=["']([A-Z]+)([0-9]+)["']""")
+_TYPE = re.compile(rb"""\bt=["']([^"']*)["']""")
+_VALUE = re.compile(rb"<v\s*(?:/>|>(.*?)</v>)", re.DOTALL)
+_FORMULA_TEXT = re.compile(rb"<f\b[^>]*?(?:/>|>(.*?)</f>)", re.DOTALL)
+
+
+def _marked_cells(xml: bytes) -> dict[tuple[int, int], UnreadableCell] | None:
+    """Unusable cells of one worksheet's XML; None when it uses prefixes or cells without ``r``."""
+    if b"<worksheet" not in xml[:2000]:
+        return None  # a namespace prefix (<x:worksheet>): not what this search reads
+    starts = set()
+    for marker in (*_FORMULA_MARK.finditer(xml), *_ERROR_MARK.finditer(xml)):
+        start = xml.rfind(b"<c ", 0, marker.start() + 1)
+        if start < 0:
+            return None
+        starts.add(start)
+    found: dict[tuple[int, int], UnreadableCell] = {}
+    for start in starts:
+        cell = _CELL.match(xml, start)
+        ref = _REF.search(cell.group(1)) if cell else None
+        if cell is None or ref is None:
+            return None
+        kind = _TYPE.search(cell.group(1))
+        cell_type = kind.group(1) if kind else b"n"
+        body = cell.group(2) or b""
+        value = _VALUE.search(body)
+        saved = (value.group(1) or b"") if value else b""
+        key = (int(ref.group(2)), _column_index(ref.group(1).decode()))
+        if cell_type == b"e":
+            error = html.unescape(saved.decode())
+            found[key] = UnreadableCell(f"holds the Excel error {error}", error)
+            continue
+        formula = _FORMULA_TEXT.search(body)
+        # A str-typed formula cell with an empty value saved the result "": a blank cell.
+        if formula is not None and not saved and cell_type != b"str":
+            text = html.unescape((formula.group(1) or b"").decode())
+            found[key] = UnreadableCell(_UNCALCULATED, f"={text}" if text else "(a shared formula)")
+    return found
+
+
+def _column_index(letters: str) -> int:
+    """0-based index of Excel column letters (A → 0, AA → 26)."""
+    index = 0
+    for letter in letters:
+        index = index * 26 + ord(letter) - ord("A") + 1
+    return index - 1
+
+
+def _unreadable_by_openpyxl(
+    path: Path, facts: ArchiveFacts, sheets: Sequence[str], grids: Mapping[str, list[list[object]]]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]]:
+    """The same as ``_unreadable_by_markers``, read with openpyxl (read-only; slow on big sheets).
+
+    A first pass finds the formula cells calamine reads as blank; a second,
+    on cached values, finds error values and tells a formula whose saved
+    result is the empty text (``=IF(..., "", ...)``, saved with type ``str``:
+    a genuinely blank cell) from one never calculated.
     """
     found: dict[str, dict[tuple[int, int], UnreadableCell]] = {s: {} for s in sheets}
     if not (facts.has_formulas or facts.has_error_cells):

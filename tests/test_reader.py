@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 import optimizer.inputs
+from optimizer import reader
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.errors import InputError
 from optimizer.inputs import load_input
 from optimizer.reader import column_letter, normalize_header, read_workbook
 from optimizer.schema import ASSUMPTIONS
+from optimizer.xlsx_safety import check_xlsx_file
 from tests.conftest import set_cell, valid_sheets, write_sheets
 
 
@@ -339,3 +341,28 @@ def test_workbook_recalculated_by_libreoffice(tmp_path: Path) -> None:
     data = read_workbook(out / "script.xlsx")
     assert data.offers[1].price == 3.0
     assert data.gpus[1].nvlink is False
+
+
+def test_marker_search_and_openpyxl_agree(tmp_path: Path) -> None:
+    # Uncalculated formula (C3), error value (C4), formula saved as "" (H6): both ways of
+    # finding unusable cells give the same answer.
+    sheets = set_cell(valid_sheets(), "Prices", 3, "price", "=C2*0.9")
+    set_cell(sheets, "Prices", 4, "price", "#DIV/0!")
+    set_cell(sheets, "Prices", 6, "source", '=""')
+    path = write_sheets(tmp_path / "in.xlsx", sheets)
+    _rewrite_member(
+        path,
+        "xl/worksheets/sheet2.xml",
+        b'<c r="H6"><f>""</f><v /></c>',
+        b'<c r="H6" t="str"><f>""</f><v></v></c>',
+    )
+    names = ["GPUs", "Prices", "Workloads"]
+    facts = check_xlsx_file(path)
+    _, grids = reader._read_grids(path)
+    by_markers = reader._unreadable_by_markers(path, names)
+    by_openpyxl = reader._unreadable_by_openpyxl(path, facts, names, grids)
+    assert by_markers == by_openpyxl
+    assert by_markers is not None
+    assert sorted(by_markers["Prices"]) == [(3, 2), (4, 2)]
+    assert by_markers["Prices"][(3, 2)].shown == "=C2*0.9"
+    assert by_markers["Prices"][(4, 2)].reason == "holds the Excel error #DIV/0!"
