@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from optimizer.audit_sheet import audit_sheet
-from optimizer.baselines import BASELINE_NAMES
+from optimizer.baselines import BASELINE_NAMES, BEST_SINGLE_GPU
 from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario
-from optimizer.results import Plan, RunResult
+from optimizer.results import Plan, RunResult, SolveStatus
 from optimizer.sheet_grid import (
     Chart,
     Series,
@@ -224,12 +224,12 @@ def _summary_sheet(run: RunResult) -> SheetModel:
                     saving / baseline.total_cost,
                     Style.PERCENT_FORMULA,
                 )
-        single = [run.baselines.get(p.name, {}).get(name) for p in plans]
-        if any(b is not None and len(b.scenario.gpus) == 1 for b in single):
-            r = label(f"{name}: GPU type")
-            for j, b in enumerate(single):
-                if b is not None and len(b.scenario.gpus) == 1 and b.status.has_plan:
-                    sheet.text(r, j + 1, b.scenario.gpus[0].name, Style.VALUE_TEXT)
+        notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name)) for p in plans]
+        if any(notes):
+            r = label(f"{name}: note")
+            for j, note in enumerate(notes):
+                if note:
+                    sheet.text(r, j + 1, note, Style.VALUE_TEXT)
 
     shadow_keys: list[tuple[str, int | None, str]] = []
     for plan in plans:
@@ -285,6 +285,20 @@ def _summary_sheet(run: RunResult) -> SheetModel:
         ):
             sheet.names[name] = (r, 1, r, len(plans))
     return sheet
+
+
+def _baseline_note(name: str, baseline: Plan | None) -> str:
+    """Which GPU type the single-type baseline kept, and whether its cost is only a bound."""
+    if baseline is None or not baseline.status.has_plan:
+        return ""
+    parts = []
+    if name == BEST_SINGLE_GPU and len(baseline.scenario.gpus) == 1:
+        parts.append(f"only {baseline.scenario.gpus[0].name}")
+    if baseline.status is SolveStatus.TIME_LIMIT:
+        # Stopped early: its cost is an upper bound, so the saving may be smaller.
+        gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
+        parts.append(f"time limit{gap}: saving at most this")
+    return "; ".join(parts)
 
 
 def _credit_pv(plan: Plan) -> float | None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from optimizer.cell_text import cell_text
 from optimizer.schema import INPUT_SHEET_NAMES
 
 MAX_SHEET_NAME = 31
@@ -30,9 +31,26 @@ SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")
 
 def clean_sheet_text(text: str) -> str:
     """``text`` with what Excel forbids in a sheet name replaced by spaces, trimmed."""
-    cleaned = _FORBIDDEN.sub(" ", _CONTROL.sub("", text))
+    cleaned = _FORBIDDEN.sub(" ", _CONTROL.sub("", cell_text(text)))
     cleaned = re.sub(r"\s+", " ", cleaned).strip().strip("'").strip()
     return cleaned
+
+
+def excel_length(text: str) -> int:
+    """Length as Excel counts it: UTF-16 code units (a character beyond U+FFFF counts 2)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def cut(text: str, units: int) -> str:
+    """The longest start of ``text`` at most ``units`` UTF-16 code units long."""
+    out = []
+    used = 0
+    for char in text:
+        used += excel_length(char)
+        if used > units:
+            break
+        out.append(char)
+    return "".join(out)
 
 
 class SheetNamer:
@@ -63,8 +81,8 @@ class SheetNamer:
     def _unique(self, base: str, suffix: str) -> str:
         for n in range(1, 10_000):
             marker = "" if n == 1 else f" ({n})"
-            room = MAX_SHEET_NAME - len(suffix) - len(marker)
-            candidate = (base[:room].rstrip() + marker + suffix).strip()
+            room = MAX_SHEET_NAME - excel_length(suffix) - excel_length(marker)
+            candidate = (cut(base, room).rstrip() + marker + suffix).strip()
             if candidate.casefold() not in self._taken:
                 self._taken.add(candidate.casefold())
                 return candidate

@@ -223,7 +223,8 @@ def baseline_plans(plan: Plan) -> dict[str, Plan]:
     """Three baselines, each dearer than ``plan`` by a known amount (one has no plan)."""
     assert plan.total_cost is not None
     rent = replace(plan, total_cost=plan.total_cost + 12_345.67)
-    single = replace(plan, total_cost=plan.total_cost + 1_000.01)
+    only_h100 = replace(plan.scenario, gpus=plan.scenario.gpus[:1])
+    single = replace(plan, scenario=only_h100, total_cost=plan.total_cost + 1_000.01)
     buy = replace(infeasible_plan(plan.name))
     return {"rent only": rent, "buy only": buy, "best single GPU type": single}
 
