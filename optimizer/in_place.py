@@ -18,6 +18,8 @@ openpyxl cannot store a formula's cached value, and a formula without one
 reads as empty to pandas and to gpumix's own reader. In place, every
 result cell therefore holds the number the formula would compute (the
 solver's number); the live formulas are in the separate result workbook.
+The user's own formulas keep their cached values: ``optimizer.cached_values``
+copies them back from the original file after openpyxl has saved.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from openpyxl.worksheet.table import Table as XlTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
+from optimizer.cached_values import restore_cached_values
 from optimizer.errors import InputError, Problem
 from optimizer.result_workbook import build_result_sheets
 from optimizer.results import RunResult
@@ -286,14 +289,15 @@ def write_in_place(input_path: Path, run: RunResult) -> None:
         StringProperty(name=RESULT_SHEETS_PROPERTY, value="\n".join(m.name for m in sheets))
     )
     workbook.custom_doc_props.props = props
-    _save_atomically(workbook, input_path)
+    _save_atomically(workbook, input_path, kept)
 
 
-def _save_atomically(workbook: Workbook, path: Path) -> None:
+def _save_atomically(workbook: Workbook, path: Path, user_sheets: list[str]) -> None:
     handle, temporary = tempfile.mkstemp(prefix=".gpumix-", suffix=".xlsx", dir=path.parent)
     os.close(handle)
     try:
         workbook.save(temporary)
+        restore_cached_values(path, Path(temporary), user_sheets)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -245,3 +245,21 @@ def test_the_bundled_example_still_reads_the_same_after_in_place(tmp_path: Path)
     assert [s.name for s in after.scenarios] == [s.name for s in before.scenarios]
     assert after.scenarios == before.scenarios  # every GPU, offer, workload and assumption
     assert "Summary" in openpyxl.load_workbook(copy).sheetnames
+
+
+def test_the_users_formulas_keep_their_cached_values(tmp_path: Path) -> None:
+    path = tmp_path / "input.xlsx"
+    workbook = xlsxwriter.Workbook(str(path))
+    ws = workbook.add_worksheet("Prices")
+    ws.write_row(0, 0, ["gpu", "price"])
+    ws.write_row(1, 0, ["H100", 25_000])
+    ws.write_formula(2, 1, "=B2*0.9", None, 22_500)
+    ws.write_formula(3, 1, '="H"&"100"', None, "H100")
+    ws.write_formula(4, 1, "=B2>1", None, True)
+    ws.write_formula(5, 1, "=1/0", None, "#DIV/0!")
+    workbook.close()
+    write_in_place(path, fake_run(fake_plan()))
+    values = openpyxl.load_workbook(path, data_only=True)["Prices"]
+    assert [values[f"B{r}"].value for r in range(3, 7)] == [22_500, "H100", True, "#DIV/0!"]
+    formulas = openpyxl.load_workbook(path)["Prices"]
+    assert formulas["B3"].value == "=B2*0.9" and formulas["B4"].value == '="H"&"100"'
