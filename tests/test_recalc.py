@@ -165,7 +165,7 @@ def test_every_formula_recalculates_to_its_cached_value(
                     now,
                 )
                 checked += 1
-    assert checked >= 2
+    assert checked >= (2 if name == "inplace.xlsx" else 6)  # the user's 2, or ours
 
 
 @pytest.mark.parametrize("name", ["real.xlsx", "fake.xlsx", "comparison.xlsx", "inplace.xlsx"])
