@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import re
 
+# Characters a spreadsheet treats as the start of a formula (OWASP CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
 # XML 1.0 allows #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -31,3 +34,7 @@ def cell_text(value: object) -> str:
     text = _ILLEGAL_XML.sub("", text)
     return text[:MAX_CELL_CHARS]
 
+
+def looks_like_formula(text: str) -> bool:
+    """True when a spreadsheet would read this text as a formula if typed in."""
+    return text.startswith(FORMULA_STARTS)
