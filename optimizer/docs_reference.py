@@ -22,18 +22,38 @@ REGENERATE = "python -m optimizer.docs_reference"
 # contract's order: key, what it holds, meaning.
 SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
     ("workbook", "path", "The input workbook, relative to the scenario file. Top level, once."),
-    ("scenarios", "list", "The scenarios of this file, each a mapping with the keys below. Top level."),
+    (
+        "scenarios",
+        "list",
+        "The scenarios of this file, each a mapping with the keys below. Top level.",
+    ),
     ("name", "text", "The scenario's name; unique."),
-    ("base", "text", "A scenario of the workbook to start from; default: its first, or the defaults."),
+    (
+        "base",
+        "text",
+        "A scenario of the workbook to start from; default: its first, or the defaults.",
+    ),
     ("horizon_months", "whole number ≥ 1", "Planning horizon."),
-    ("budget", "mapping", "Any of `total`, `capex`, `monthly` (USD), as the Scenarios sheet's budget columns."),
+    (
+        "budget",
+        "mapping",
+        "Any of `total`, `capex`, `monthly` (USD), as the Scenarios sheet's budget columns.",
+    ),
     ("power_cap_kw", "number ≥ 0 (kW)", "Owned GPUs' draw including PUE."),
     ("allow_buy", "true/false", "Buying is allowed."),
     ("allow_rent", "true/false", "On-demand, spot and reserved are allowed."),
     ("assumptions", "mapping", "Assumptions keys and values; override the base's values."),
-    ("prices", "list", "Each `{gpu, option, multiply}` or `{gpu, option, price}`: changes every offer of that GPU type and option."),
+    (
+        "prices",
+        "list",
+        "Each `{gpu, option, multiply}` or `{gpu, option, price}`: changes every offer of that GPU type and option.",
+    ),
     ("exclude_gpus", "list of names", "GPU types left out."),
-    ("workloads", "list of names", "Workloads of the workbook this scenario plans; omit for the base's set."),
+    (
+        "workloads",
+        "list of names",
+        "Workloads of the workbook this scenario plans; omit for the base's set.",
+    ),
     ("add_workloads", "list", "Extra workloads, each with the Workloads sheet's columns as keys."),
 )
 
@@ -113,9 +133,7 @@ def _sheet_section(sheet: Sheet) -> list[str]:
     presence = "Optional sheet." if sheet.optional_sheet else "Required sheet."
     lines = [f"## Sheet `{sheet.name}`", "", f"{sheet.description} {presence}"]
     if sheet.closed:
-        lines.append(
-            "A column that is neither listed here nor an `Assumptions` key is an error."
-        )
+        lines.append("A column that is neither listed here nor an `Assumptions` key is an error.")
     else:
         lines.append("Other columns are ignored.")
     lines.append("")
@@ -162,7 +180,9 @@ def _scenario_file_section() -> list[str]:
         "(non-blank cells only), a scenario file.",
         "",
     ]
-    lines += _table(("key", "type", "meaning"), ((f"`{k}`", t, m) for k, t, m in SCENARIO_FILE_KEYS))
+    lines += _table(
+        ("key", "type", "meaning"), ((f"`{k}`", t, m) for k, t, m in SCENARIO_FILE_KEYS)
+    )
     return [*lines, ""]
 
 

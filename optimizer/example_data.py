@@ -21,38 +21,107 @@ RESERVED_SOURCE = (
     "derived from the domain brief's reserved discounts (1 year 17–41 %, 3 years 38–65 % off "
     "on-demand), 2026"
 )
-SPOT_SOURCE = "derived from the domain brief's spot discounts (60–90 % off on-demand), 2026: 60 % off"
+SPOT_SOURCE = (
+    "derived from the domain brief's spot discounts (60–90 % off on-demand), 2026: 60 % off"
+)
 
 # VRAM and FP16 TFLOPS are the guide's; memory bandwidth and the L4's TDP and
 # TFLOPS (the guide gives none) are datasheet figures from the domain brief.
 # mfu_training follows the brief's published-MFU defaults: 0.40 for
 # H100/H200/B200, 0.50 for A100, 0.35 for PCIe cards.
 GPUS: tuple[Row, ...] = (
-    {"gpu": "B200", "vram_gb": 192, "fp16_tflops": 2500, "memory_bandwidth_gbs": 8000,
-     "tdp_w": 1000, "nvlink": True, "max_per_node": 8, "mfu_training": 0.40},
-    {"gpu": "H200", "vram_gb": 141, "fp16_tflops": 1000, "memory_bandwidth_gbs": 4800,
-     "tdp_w": 700, "nvlink": True, "max_per_node": 8, "mfu_training": 0.40},
-    {"gpu": "H100", "vram_gb": 80, "fp16_tflops": 1000, "memory_bandwidth_gbs": 3350,
-     "tdp_w": 700, "nvlink": True, "max_per_node": 8, "mfu_training": 0.40},
-    {"gpu": "A100 80GB", "vram_gb": 80, "fp16_tflops": 312, "memory_bandwidth_gbs": 2039,
-     "tdp_w": 300, "nvlink": True, "max_per_node": 8, "mfu_training": 0.50},
-    {"gpu": "L40S", "vram_gb": 48, "fp16_tflops": 366, "memory_bandwidth_gbs": 864,
-     "tdp_w": 350, "nvlink": False, "max_per_node": 8, "mfu_training": 0.35},
-    {"gpu": "RTX 4090", "vram_gb": 24, "fp16_tflops": 330, "memory_bandwidth_gbs": 1008,
-     "tdp_w": 450, "nvlink": False, "max_per_node": 8, "mfu_training": 0.35},
-    {"gpu": "L4", "vram_gb": 24, "fp16_tflops": 121, "memory_bandwidth_gbs": 300,
-     "tdp_w": 72, "nvlink": False, "max_per_node": 8, "mfu_training": 0.35},
+    {
+        "gpu": "B200",
+        "vram_gb": 192,
+        "fp16_tflops": 2500,
+        "memory_bandwidth_gbs": 8000,
+        "tdp_w": 1000,
+        "nvlink": True,
+        "max_per_node": 8,
+        "mfu_training": 0.40,
+    },
+    {
+        "gpu": "H200",
+        "vram_gb": 141,
+        "fp16_tflops": 1000,
+        "memory_bandwidth_gbs": 4800,
+        "tdp_w": 700,
+        "nvlink": True,
+        "max_per_node": 8,
+        "mfu_training": 0.40,
+    },
+    {
+        "gpu": "H100",
+        "vram_gb": 80,
+        "fp16_tflops": 1000,
+        "memory_bandwidth_gbs": 3350,
+        "tdp_w": 700,
+        "nvlink": True,
+        "max_per_node": 8,
+        "mfu_training": 0.40,
+    },
+    {
+        "gpu": "A100 80GB",
+        "vram_gb": 80,
+        "fp16_tflops": 312,
+        "memory_bandwidth_gbs": 2039,
+        "tdp_w": 300,
+        "nvlink": True,
+        "max_per_node": 8,
+        "mfu_training": 0.50,
+    },
+    {
+        "gpu": "L40S",
+        "vram_gb": 48,
+        "fp16_tflops": 366,
+        "memory_bandwidth_gbs": 864,
+        "tdp_w": 350,
+        "nvlink": False,
+        "max_per_node": 8,
+        "mfu_training": 0.35,
+    },
+    {
+        "gpu": "RTX 4090",
+        "vram_gb": 24,
+        "fp16_tflops": 330,
+        "memory_bandwidth_gbs": 1008,
+        "tdp_w": 450,
+        "nvlink": False,
+        "max_per_node": 8,
+        "mfu_training": 0.35,
+    },
+    {
+        "gpu": "L4",
+        "vram_gb": 24,
+        "fp16_tflops": 121,
+        "memory_bandwidth_gbs": 300,
+        "tdp_w": 72,
+        "nvlink": False,
+        "max_per_node": 8,
+        "mfu_training": 0.35,
+    },
 )
 
 
 def _on_demand(gpu: str, price: float, note: str = "") -> Row:
-    return {"gpu": gpu, "option": "on_demand", "price": price, "provider": "marketplace",
-            "source": GUIDE + note}
+    return {
+        "gpu": gpu,
+        "option": "on_demand",
+        "price": price,
+        "provider": "marketplace",
+        "source": GUIDE + note,
+    }
 
 
 def _buy(gpu: str, price: float, note: str = "", **extra: object) -> Row:
-    return {"gpu": gpu, "option": "buy", "price": price, "provider": "vendor",
-            "source": GUIDE + note, **extra}
+    return {
+        "gpu": gpu,
+        "option": "buy",
+        "price": price,
+        "provider": "vendor",
+        "source": GUIDE + note,
+        **extra,
+    }
 
 
 PRICES: tuple[Row, ...] = (
@@ -65,50 +134,120 @@ PRICES: tuple[Row, ...] = (
     _on_demand("L4", 0.60, ": 0.30–1.00 $/h, a mid value"),
     # The guide: B200 supply stays limited until 2027, so the buy offer opens
     # in month 4 and is capped at two 8-GPU servers.
-    _buy("B200", 47_500, ": 45,000–50,000 $, mid-range; supply limited until 2027",
-         available_from=4, max_units=16),
+    _buy(
+        "B200",
+        47_500,
+        ": 45,000–50,000 $, mid-range; supply limited until 2027",
+        available_from=4,
+        max_units=16,
+    ),
     _buy("H200", 35_000, ": 30,000–40,000 $, mid-range"),
     _buy("H100", 25_000),
     _buy("A100 80GB", 15_000, ": used"),
     _buy("L40S", 8_000),
     _buy("RTX 4090", 1_600),
     # Reserved: 30 % off for 12 months, 50 % off for 36 months (the brief's ranges).
-    {"gpu": "H100", "option": "reserved", "price": 2.20, "term_months": 12,
-     "provider": "marketplace", "source": RESERVED_SOURCE + ": 30 % off"},
-    {"gpu": "H100", "option": "reserved", "price": 1.58, "term_months": 36,
-     "provider": "marketplace", "source": RESERVED_SOURCE + ": 50 % off"},
-    {"gpu": "A100 80GB", "option": "reserved", "price": 0.50, "term_months": 12,
-     "provider": "marketplace", "source": RESERVED_SOURCE + ": 30 % off"},
-    {"gpu": "H100", "option": "spot", "price": 1.26, "provider": "marketplace",
-     "source": SPOT_SOURCE},
-    {"gpu": "A100 80GB", "option": "spot", "price": 0.29, "provider": "marketplace",
-     "source": SPOT_SOURCE},
-    {"gpu": "RTX 4090", "option": "spot", "price": 0.24, "provider": "marketplace",
-     "source": SPOT_SOURCE},
+    {
+        "gpu": "H100",
+        "option": "reserved",
+        "price": 2.20,
+        "term_months": 12,
+        "provider": "marketplace",
+        "source": RESERVED_SOURCE + ": 30 % off",
+    },
+    {
+        "gpu": "H100",
+        "option": "reserved",
+        "price": 1.58,
+        "term_months": 36,
+        "provider": "marketplace",
+        "source": RESERVED_SOURCE + ": 50 % off",
+    },
+    {
+        "gpu": "A100 80GB",
+        "option": "reserved",
+        "price": 0.50,
+        "term_months": 12,
+        "provider": "marketplace",
+        "source": RESERVED_SOURCE + ": 30 % off",
+    },
+    {
+        "gpu": "H100",
+        "option": "spot",
+        "price": 1.26,
+        "provider": "marketplace",
+        "source": SPOT_SOURCE,
+    },
+    {
+        "gpu": "A100 80GB",
+        "option": "spot",
+        "price": 0.29,
+        "provider": "marketplace",
+        "source": SPOT_SOURCE,
+    },
+    {
+        "gpu": "RTX 4090",
+        "option": "spot",
+        "price": 0.24,
+        "provider": "marketplace",
+        "source": SPOT_SOURCE,
+    },
 )
 
 # The guide's cases. pretrain-70b: 6 × 70e9 × 200e9 ≈ 8.4e22 FLOPs, about
 # 65,000 H100-hours before scaling losses: a real job for ~20 GPUs over the
 # nine-month window, not an absurd one.
 WORKLOADS: tuple[Row, ...] = (
-    {"workload": "lora-7b", "kind": "lora", "params_b": 7, "precision": "bf16",
-     "tokens": 100_000_000, "start_month": 1, "end_month": 3},
-    {"workload": "ft-13b", "kind": "fine_tuning", "params_b": 13, "precision": "bf16",
-     "tokens": 2_000_000_000, "start_month": 3, "end_month": 6},
-    {"workload": "pretrain-70b", "kind": "pretraining", "params_b": 70, "precision": "bf16",
-     "tokens": 200_000_000_000, "start_month": 4, "end_month": 12},
+    {
+        "workload": "lora-7b",
+        "kind": "lora",
+        "params_b": 7,
+        "precision": "bf16",
+        "tokens": 100_000_000,
+        "start_month": 1,
+        "end_month": 3,
+    },
+    {
+        "workload": "ft-13b",
+        "kind": "fine_tuning",
+        "params_b": 13,
+        "precision": "bf16",
+        "tokens": 2_000_000_000,
+        "start_month": 3,
+        "end_month": 6,
+    },
+    {
+        "workload": "pretrain-70b",
+        "kind": "pretraining",
+        "params_b": 70,
+        "precision": "bf16",
+        "tokens": 200_000_000_000,
+        "start_month": 4,
+        "end_month": 12,
+    },
     # 100 B tokens a month (≈ 38,000 tokens/s on average): enough steady work
     # that owning cheap cards pays, the guide's "> 500 hours a month" rule.
-    {"workload": "batch-13b", "kind": "batch_inference", "params_b": 13, "precision": "bf16",
-     "tokens": 100_000_000_000, "interruptible": True},
-    {"workload": "chat-8b", "kind": "realtime_inference", "params_b": 8, "precision": "bf16",
-     "tokens_per_second": 1_500, "latency_ms": 50, "context_tokens": 4096},
+    {
+        "workload": "batch-13b",
+        "kind": "batch_inference",
+        "params_b": 13,
+        "precision": "bf16",
+        "tokens": 100_000_000_000,
+        "interruptible": True,
+    },
+    {
+        "workload": "chat-8b",
+        "kind": "realtime_inference",
+        "params_b": 8,
+        "precision": "bf16",
+        "tokens_per_second": 1_500,
+        "latency_ms": 50,
+        "context_tokens": 4096,
+    },
 )
 
 # The guide's 10-hour 7B LoRA run on an RTX 4090, as a measured figure.
-THROUGHPUT: tuple[Row, ...] = (
-    {"workload": "lora-7b", "gpu": "RTX 4090", "gpu_hours": 10},
-)
+THROUGHPUT: tuple[Row, ...] = ({"workload": "lora-7b", "gpu": "RTX 4090", "gpu_hours": 10},)
 
 # electricity_per_kwh is an Assumptions key used as a Scenarios column: the
 # guide's "much of Europe > 0.25 $/kWh". At the guide's prices renting wins

@@ -50,7 +50,12 @@ NAME_LIST_ROWS = 1000
 ASSUMPTION_COLUMNS: tuple[str, ...] = ("key", "value", "unit", "source")
 
 # The usual finance convention: inputs in blue on light yellow.
-_INPUT_STYLE = {"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"}
+_INPUT_STYLE = {
+    "font_color": "#0000FF",
+    "bg_color": "#FFF2CC",
+    "border": 1,
+    "border_color": "#BFBFBF",
+}
 _HEADER_STYLE = {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top"}
 _USD = '"$"#,##0.00'
 _PERCENT = "0.0%"
@@ -101,7 +106,9 @@ def write_template(path: Path, rows: Rows | None = None) -> None:
         _write_readme(workbook.add_worksheet(README), styles)
         for plan in planned:
             _write_data_sheet(workbook.add_worksheet(plan.sheet.name), plan, styles)
-        _write_assumptions(workbook.add_worksheet(schema.ASSUMPTIONS_SHEET_NAME), assumption_rows, styles)
+        _write_assumptions(
+            workbook.add_worksheet(schema.ASSUMPTIONS_SHEET_NAME), assumption_rows, styles
+        )
     finally:
         workbook.close()
 
@@ -287,7 +294,9 @@ def _validation(column: Column) -> dict[str, Any]:
     """The data validation of one column: a drop-down list, a number check or a hint."""
     options: dict[str, Any] = {
         "input_title": _short(column.name, _TITLE_LIMIT),
-        "input_message": _short(f"{column.description} Expected: {column.expected}.", _MESSAGE_LIMIT),
+        "input_message": _short(
+            f"{column.description} Expected: {column.expected}.", _MESSAGE_LIMIT
+        ),
         "error_title": _short(f"Not a valid {column.name}", _TITLE_LIMIT),
         "error_message": _short(f"Expected {column.expected}.", _MESSAGE_LIMIT),
     }
@@ -320,11 +329,15 @@ def _validation(column: Column) -> dict[str, Any]:
 def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
     options: dict[str, Any] = {
         "input_title": _short(key.key, _TITLE_LIMIT),
-        "input_message": _short(f"{key.unit}. Default {assumption_default_text(key)}.", _MESSAGE_LIMIT),
+        "input_message": _short(
+            f"{key.unit}. Default {assumption_default_text(key)}.", _MESSAGE_LIMIT
+        ),
         "error_title": _short(f"Not a valid {key.key}", _TITLE_LIMIT),
     }
     if isinstance(key.default, bool):
-        options.update(validate="list", source=["TRUE", "FALSE"], error_message="Expected TRUE or FALSE.")
+        options.update(
+            validate="list", source=["TRUE", "FALSE"], error_message="Expected TRUE or FALSE."
+        )
     elif key.at_most_one:
         low = "greater than 0" if key.positive else "at least 0"
         options.update(
@@ -453,7 +466,9 @@ def _write_readme(ws: Worksheet, styles: _Styles) -> None:
         row += 2
     for sheet in schema.INPUT_SHEETS:
         presence = "optional sheet" if sheet.optional_sheet else "required sheet"
-        ws.write_string(row, 0, f"Sheet {sheet.name} ({presence}): {sheet.description}", styles.heading)
+        ws.write_string(
+            row, 0, f"Sheet {sheet.name} ({presence}): {sheet.description}", styles.heading
+        )
         row += 1
         for col, name in enumerate(_README_COLUMNS):
             ws.write_string(row, col, name, styles.header)
@@ -474,7 +489,8 @@ def _write_readme(ws: Worksheet, styles: _Styles) -> None:
             row += 1
         row += 1
     ws.write_string(
-        row, 0,
+        row,
+        0,
         f"Sheet {schema.ASSUMPTIONS_SHEET_NAME} (optional sheet): columns key, value and source; "
         "a key not given keeps its default.",
         styles.heading,

@@ -37,7 +37,8 @@ def workbook_content(path: Path) -> dict[str, Any]:
         content[ws.title] = {
             "cells": {
                 c.coordinate: (c.value, c.data_type, c.number_format, c.fill.fgColor.rgb)
-                for row in ws.iter_rows() for c in row
+                for row in ws.iter_rows()
+                for c in row
             },
             "comments": {
                 c.coordinate: c.comment.text for row in ws.iter_rows() for c in row if c.comment
@@ -81,8 +82,12 @@ def test_example_carries_the_guides_cost_per_tflop() -> None:
     rent = {p["gpu"]: p["price"] for p in example_data.PRICES if p["option"] == "on_demand"}
     per_tflop = {gpu: round(rent[gpu] / tflops[gpu], 4) for gpu in tflops if gpu != "L4"}  # type: ignore[operator]
     assert per_tflop == {
-        "RTX 4090": 0.0018, "B200": 0.0019, "A100 80GB": 0.0023, "H100": 0.0032,
-        "H200": 0.0038, "L40S": 0.0041,
+        "RTX 4090": 0.0018,
+        "B200": 0.0019,
+        "A100 80GB": 0.0023,
+        "H100": 0.0032,
+        "H200": 0.0038,
+        "L40S": 0.0041,
     }
 
 
@@ -161,12 +166,12 @@ def test_example_loads_with_every_scenario() -> None:
 
 def test_scenario_files_load_with_their_overrides() -> None:
     inputs = pytest.importorskip("optimizer.inputs")
-    loaded = {
-        s.name: s for path in SCENARIO_FILES for s in inputs.load_input(path).scenarios
-    }
+    loaded = {s.name: s for path in SCENARIO_FILES for s in inputs.load_input(path).scenarios}
     eu = loaded["eu-power"]
     assert eu.assumptions.electricity_per_kwh == 0.25 and eu.power_cap_kw == 3
-    h100_on_demand = [o.price for o in eu.offers if (o.gpu, o.option.value) == ("H100", "on_demand")]
+    h100_on_demand = [
+        o.price for o in eu.offers if (o.gpu, o.option.value) == ("H100", "on_demand")
+    ]
     assert h100_on_demand == [pytest.approx(3.15 * 0.8)]
     assert not any(o.option.value == "buy" for o in loaded["rent-only"].offers)
     assert "chat-70b" in {w.name for w in loaded["rent-only-chat-70b"].workloads}

@@ -62,8 +62,19 @@ def test_scenario_file_keys_are_the_contracts() -> None:
     section = _section(render_workbook_reference(), "Scenario files")
     keys = [k for k, _, _ in SCENARIO_FILE_KEYS]
     assert keys == [
-        "workbook", "scenarios", "name", "base", "horizon_months", "budget", "power_cap_kw",
-        "allow_buy", "allow_rent", "assumptions", "prices", "exclude_gpus", "workloads",
+        "workbook",
+        "scenarios",
+        "name",
+        "base",
+        "horizon_months",
+        "budget",
+        "power_cap_kw",
+        "allow_buy",
+        "allow_rent",
+        "assumptions",
+        "prices",
+        "exclude_gpus",
+        "workloads",
         "add_workloads",
     ]
     for key in keys:
@@ -82,7 +93,9 @@ def test_scenario_file_keys_are_the_contracts() -> None:
         (schema.WORKLOADS, "precision", "bf16"),
     ],
 )
-def test_defaults_are_stated_as_users_read_them(sheet: schema.Sheet, column: str, default: str) -> None:
+def test_defaults_are_stated_as_users_read_them(
+    sheet: schema.Sheet, column: str, default: str
+) -> None:
     assert default_text(sheet.column(column)) == default
 
 

@@ -63,13 +63,21 @@ def _list_items(dv: DataValidation) -> list[str]:
 
 def test_sheets_come_in_the_contract_order(template: Workbook) -> None:
     assert template.sheetnames == [
-        "README", "GPUs", "Prices", "Workloads", "Throughput", "Scenarios", "Assumptions"
+        "README",
+        "GPUs",
+        "Prices",
+        "Workloads",
+        "Throughput",
+        "Scenarios",
+        "Assumptions",
     ]
     assert list(SHEET_ORDER) == template.sheetnames
 
 
 @pytest.mark.parametrize("sheet", schema.INPUT_SHEETS, ids=lambda s: s.name)
-def test_every_column_is_a_header_the_reader_matches(template: Workbook, sheet: schema.Sheet) -> None:
+def test_every_column_is_a_header_the_reader_matches(
+    template: Workbook, sheet: schema.Sheet
+) -> None:
     headers = _headers(template[sheet.name])
     assert headers == [c.header for c in sheet.columns]
     # The reader ignores case and any text in parentheses.
@@ -87,13 +95,17 @@ def test_header_comments_give_description_default_and_allowed_values(template: W
 
 def test_choice_columns_offer_exactly_the_allowed_values(template: Workbook) -> None:
     assert _list_items(_validation(template["Workloads"], "kind")) == [k.value for k in Kind]
-    assert _list_items(_validation(template["Workloads"], "precision")) == [p.value for p in Precision]
+    assert _list_items(_validation(template["Workloads"], "precision")) == [
+        p.value for p in Precision
+    ]
     assert _list_items(_validation(template["Prices"], "option")) == [o.value for o in OfferOption]
 
 
 def test_every_boolean_column_offers_true_and_false(template: Workbook) -> None:
     bool_columns = [
-        (sheet.name, c.name) for sheet in schema.INPUT_SHEETS for c in sheet.columns
+        (sheet.name, c.name)
+        for sheet in schema.INPUT_SHEETS
+        for c in sheet.columns
         if c.type is ColumnType.BOOL
     ]
     assert len(bool_columns) >= 4  # nvlink, interruptible, allow_buy, allow_rent
@@ -180,7 +192,8 @@ def test_readme_explains_every_sheet_column_and_key(template: Workbook) -> None:
 def _formula_tags(path: Path) -> list[str]:
     with zipfile.ZipFile(path) as z:
         return [
-            name for name in z.namelist()
+            name
+            for name in z.namelist()
             if name.startswith("xl/worksheets/sheet") and re.search(rb"<f[ >]", z.read(name))
         ]
 
@@ -194,10 +207,15 @@ def test_template_has_no_formula_cells(template_path: Path, template: Workbook) 
 
 def test_text_that_looks_like_a_formula_is_written_as_text(tmp_path: Path) -> None:
     link = '=HYPERLINK("http://x","y")'
-    path = _written(tmp_path, {
-        "GPUs": [{"gpu": link, "vram_gb": 80, "fp16_tflops": 989}],
-        "Prices": [{"gpu": "H100", "option": "buy", "price": 1, "source": "+cmd|' /C calc'!A0"}],
-    })
+    path = _written(
+        tmp_path,
+        {
+            "GPUs": [{"gpu": link, "vram_gb": 80, "fp16_tflops": 989}],
+            "Prices": [
+                {"gpu": "H100", "option": "buy", "price": 1, "source": "+cmd|' /C calc'!A0"}
+            ],
+        },
+    )
     assert _formula_tags(path) == []
     wb = openpyxl.load_workbook(path)
     cell = wb["GPUs"]["A2"]
@@ -207,11 +225,20 @@ def test_text_that_looks_like_a_formula_is_written_as_text(tmp_path: Path) -> No
 
 
 def test_rows_are_written_with_their_types(tmp_path: Path) -> None:
-    path = _written(tmp_path, {
-        "GPUs": [{"gpu": "4090", "vram_gb": 24, "fp16_tflops": 330.5, "nvlink": False}],
-        "Scenarios": [{"scenario": "eu", "exclude_gpus": ["B200", "L4"], "electricity_per_kwh": 0.25,
-                       "notes": "kept"}],
-    })
+    path = _written(
+        tmp_path,
+        {
+            "GPUs": [{"gpu": "4090", "vram_gb": 24, "fp16_tflops": 330.5, "nvlink": False}],
+            "Scenarios": [
+                {
+                    "scenario": "eu",
+                    "exclude_gpus": ["B200", "L4"],
+                    "electricity_per_kwh": 0.25,
+                    "notes": "kept",
+                }
+            ],
+        },
+    )
     wb = openpyxl.load_workbook(path)
     gpus = wb["GPUs"]
     row = {h: gpus.cell(row=2, column=i + 1) for i, h in enumerate(_headers(gpus))}
@@ -228,11 +255,16 @@ def test_rows_are_written_with_their_types(tmp_path: Path) -> None:
 
 
 def test_assumption_rows_replace_their_key_and_unknown_keys_are_kept(tmp_path: Path) -> None:
-    path = _written(tmp_path, {"Assumptions": [
-        {"key": "pue", "value": 1.1, "source": "our data centre, 2026"},
-        {"key": "credit_residual_value", "value": False},
-        {"key": "pue_typo", "value": 1.2},
-    ]})
+    path = _written(
+        tmp_path,
+        {
+            "Assumptions": [
+                {"key": "pue", "value": 1.1, "source": "our data centre, 2026"},
+                {"key": "credit_residual_value", "value": False},
+                {"key": "pue_typo", "value": 1.2},
+            ]
+        },
+    )
     ws = openpyxl.load_workbook(path)["Assumptions"]
     rows = {r[0].value: (r[1].value, r[3].value) for r in ws.iter_rows(min_row=2)}
     assert rows["pue"] == (1.1, "our data centre, 2026")
@@ -261,7 +293,9 @@ def test_values_excel_cannot_hold_are_refused_and_nothing_is_written(
     assert not path.exists()
 
 
-def test_gpumix_template_writes_the_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gpumix_template_writes_the_workbook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "blank.xlsx"
     assert main(["template", str(out)]) == 0
     assert openpyxl.load_workbook(out).sheetnames == list(SHEET_ORDER)
