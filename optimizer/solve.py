@@ -106,8 +106,9 @@ _banner_silenced = False
 def _silence_highs_banner() -> None:
     """HiGHS prints its banner on file descriptor 1 when the first Highs object is made.
 
-    Standard output carries ``--json``, so make that first object with fd 1
-    pointed at stderr; later objects print nothing.
+    Standard output carries ``--json`` and ``--quiet`` promises silence, so
+    make that first object with fd 1 pointed at the null device; later
+    objects print nothing.
     """
     global _banner_silenced
     if _banner_silenced:
@@ -116,12 +117,14 @@ def _silence_highs_banner() -> None:
 
     sys.stdout.flush()
     saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(2, 1)
+        os.dup2(devnull, 1)
         highspy.Highs()
     finally:
         os.dup2(saved, 1)
         os.close(saved)
+        os.close(devnull)
     _banner_silenced = True
 
 
