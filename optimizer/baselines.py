@@ -66,16 +66,18 @@ def solve_baselines(scenario: Scenario, settings: SolverSettings) -> dict[str, P
     first type's plan, with every type's reasons in its diagnostics.
     """
     from optimizer.estimate import estimate_pairs
-    from optimizer.solve import solve_scenario
+
+    # Baseline totals reach the Summary as savings, so they are checked like any plan.
+    from optimizer.verify import solve_and_verify
 
     # Pair estimates depend on GPUs, workloads and assumptions, not on offers: compute once.
     estimates = estimate_pairs(scenario)
     result = {
-        RENT_ONLY: solve_scenario(rent_only(scenario), settings, estimates),
-        BUY_ONLY: solve_scenario(buy_only(scenario), settings, estimates),
+        RENT_ONLY: solve_and_verify(rent_only(scenario), settings, estimates),
+        BUY_ONLY: solve_and_verify(buy_only(scenario), settings, estimates),
     }
     singles = [
-        solve_scenario(single_gpu(scenario, g.name), settings, _only(estimates, g.name))
+        solve_and_verify(single_gpu(scenario, g.name), settings, _only(estimates, g.name))
         for g in scenario.gpus
     ]
     best = _cheapest(singles)

@@ -8,20 +8,26 @@ wrong number cannot reach a workbook even if the model had a bug.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from optimizer.domain import Scenario
-from optimizer.results import Plan, SolverSettings, SolveStatus
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 
 
-def solve_and_verify(scenario: Scenario, settings: SolverSettings) -> Plan:
+def solve_and_verify(
+    scenario: Scenario,
+    settings: SolverSettings,
+    estimates: Sequence[PairEstimate] | None = None,
+) -> Plan:
+    """``solve_scenario``, then the independent check; a rejected plan becomes an error."""
     from optimizer.check import check_plan
     from optimizer.solve import solve_scenario
 
-    plan = solve_scenario(scenario, settings)
+    plan = solve_scenario(scenario, settings, estimates)
     if not plan.status.has_plan:
         return plan
-    report = check_plan(scenario, plan)
+    report = check_plan(scenario, plan, estimates)
     if not report.violations:
         return plan
     return replace(
