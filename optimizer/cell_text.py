@@ -11,7 +11,10 @@ such as ``=HYPERLINK("http://x","y")`` must show as that text and never run:
   pressing Enter keeps it text instead of turning it into a formula.
 
 Characters that XML 1.0 forbids (control characters other than tab, line feed
-and carriage return) would make the file unreadable, so they are dropped.
+and carriage return) would make the file unreadable, so they are dropped. A
+carriage return becomes a line feed: XlsxWriter stores it as the escape
+``_x000D_``, which Excel decodes but other readers (openpyxl, pandas) show
+literally, and a line break is all it ever meant in a name.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ MAX_CELL_CHARS = 32767
 def cell_text(value: object) -> str:
     """The text to store for a user-supplied value: printable, at most one cell long."""
     text = "" if value is None else str(value)
-    text = _ILLEGAL_XML.sub("", text)
+    text = _ILLEGAL_XML.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
     return text[:MAX_CELL_CHARS]
 
 
