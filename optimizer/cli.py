@@ -18,6 +18,7 @@ from pathlib import Path
 from optimizer import __version__
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem
+from optimizer.price_warnings import price_warnings
 from optimizer.results import Plan, RunResult, SolverSettings
 
 
@@ -161,6 +162,9 @@ def _solve_all(scenarios: Sequence[Scenario], settings: SolverSettings, quiet: b
     for scenario in scenarios:
         _say(quiet, f"solving {scenario.name} ...")
         plan = solve_and_verify(scenario, settings)
+        warnings = price_warnings(scenario)
+        if warnings:
+            plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
         seconds = plan.solver.seconds if plan.solver else 0.0
         money = f", total ${plan.total_cost:,.2f}" if plan.total_cost is not None else ""
         _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
@@ -275,6 +279,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"{loaded.files[0].name}: OK — {loaded.gpu_count} GPU types, {loaded.offer_count} offers, "
         f"{loaded.workload_count} workloads, {len(loaded.scenarios)} scenarios ({names})"
     )
+    # The same offer is in every scenario that keeps it: say each warning once.
+    warnings = dict.fromkeys(w for s in loaded.scenarios for w in price_warnings(s))
+    for warning in warnings:
+        print(warning)
     return 0
 
 

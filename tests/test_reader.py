@@ -34,7 +34,7 @@ def test_every_value_is_read_back_exactly(tmp_path: Path) -> None:
             OfferOption.BUY,
             25000.0,
             provider="Vendor",
-            source="guide 2024",
+            source="guide 2026",
             row=2,
         ),
         Offer(
@@ -43,7 +43,7 @@ def test_every_value_is_read_back_exactly(tmp_path: Path) -> None:
             OfferOption.ON_DEMAND,
             3.15,
             provider="Cloud A",
-            source="guide 2024",
+            source="guide 2026",
             row=3,
         ),
         Offer(

@@ -68,8 +68,8 @@ def test_overrides_are_applied_in_order(
         "H100|reserved|1": 2.2,
         "L40S|spot|1": 0.6,
     }
-    assert eu.offers[1].source == "guide 2024; × 0.5 by eu.yaml, line 11"
-    assert eu.offers[0].source == "guide 2024; replaced by 20000 by eu.yaml, line 12"
+    assert eu.offers[1].source == "guide 2026; × 0.5 by eu.yaml, line 11"
+    assert eu.offers[0].source == "guide 2026; replaced by 20000 by eu.yaml, line 12"
     assert [w.name for w in eu.workloads] == ["lora-7b", "chat-70b"]
     added = eu.workloads[1]
     assert (

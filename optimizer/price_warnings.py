@@ -1,0 +1,42 @@
+"""Warnings about prices a person should look at before trusting a plan.
+
+A price of zero is almost always a blank that was typed as 0, and a price
+whose source is years old plans with last generation's market. Neither is an
+input error (both can be deliberate), so they travel with the plan as
+diagnostics and ``gpumix validate`` prints them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from optimizer.domain import Offer, Scenario
+
+# A source is stale when the newest year it names is this many years before today.
+STALE_AFTER_YEARS = 2
+_YEAR = re.compile(r"(?<!\d)(19[89]\d|20\d\d)(?!\d)")
+
+
+def _where(offer: Offer) -> str:
+    row = f", Prices row {offer.row}" if offer.row else ""
+    return f"{offer.gpu} {offer.option.value} offer{row}"
+
+
+def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
+    """One sentence per offer whose price is zero or whose source looks stale."""
+    today = today or date.today()
+    warnings: list[str] = []
+    for offer in scenario.offers:
+        if offer.price == 0:
+            warnings.append(
+                f"warning: {_where(offer)} has price 0 — the planner treats it as free; "
+                "leave the row out if the price is unknown"
+            )
+        years = [int(y) for y in _YEAR.findall(offer.source or "")]
+        if years and today.year - max(years) >= STALE_AFTER_YEARS:
+            warnings.append(
+                f"warning: {_where(offer)} has a price sourced in {max(years)} "
+                f"({offer.source!r}); prices move fast, check it is still current"
+            )
+    return warnings
