@@ -153,9 +153,9 @@ class Regime:
 
     def _differences(self, other: Regime) -> list[str]:
         changes = []
-        for verb, mine, theirs in (
-            ("buy", dict(self.bought), dict(other.bought)),
-            ("reserve", dict(self.reserved), dict(other.reserved)),
+        for verb, gerund, mine, theirs in (
+            ("buy", "buying", dict(self.bought), dict(other.bought)),
+            ("reserve", "reserving", dict(self.reserved), dict(other.reserved)),
         ):
             for gpu in sorted(set(mine) | set(theirs)):
                 was, now = mine.get(gpu, 0), theirs.get(gpu, 0)
@@ -164,7 +164,7 @@ class Regime:
                 if not was:
                     changes.append(f"starts to {verb} {now} {gpu}")
                 elif not now:
-                    changes.append(f"stops {verb}ing {gpu} ({was} before)")
+                    changes.append(f"stops {gerund} {gpu} ({was} before)")
                 else:
                     changes.append(f"{verb}s {now} {gpu} instead of {was}")
         for how, mine_set, theirs_set in (

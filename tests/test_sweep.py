@@ -572,3 +572,16 @@ def test_a_change_between_large_plans_names_only_what_differs() -> None:
     assert small.change_to(Regime(SolveStatus.OPTIMAL, bought=(("H100", 8),))) == (
         "the plan switches from renting H100 on demand to buying 8 H100"
     )
+
+
+def test_dropping_a_reservation_reads_as_stops_reserving() -> None:
+    before = Regime(
+        SolveStatus.OPTIMAL,
+        bought=(("RTX 4090", 9),),
+        reserved=(("A100", 1),),
+        rented=("A100", "H100"),
+    )
+    after = replace(before, reserved=(), rented=("A100", "H100", "L4"))
+    assert before.change_to(after) == (
+        "the plan changes: stops reserving A100 (1 before); starts renting L4 on demand"
+    )
