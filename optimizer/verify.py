@@ -33,9 +33,19 @@ def solve_and_verify(
     return replace(
         plan,
         status=SolveStatus.ERROR,
+        gap=None,
         total_cost=None,
         cash_out=None,
         residual_credit=None,
+        residual_credit_discounted=None,
+        # Nothing of a rejected plan may reach a writer: no money, no fleet.
+        costs={},
+        cash_flow=(),
+        fleet=(),
+        assignments=(),
+        offer_use=(),
+        shadow_prices=(),
+        decisions=None,
         diagnostics=(
             *plan.diagnostics,
             "internal check failed: the plan was not reported because the independent "
