@@ -9,6 +9,7 @@ arguments, calls them in order, prints, and maps errors to exit codes:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -79,10 +80,17 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the result sheets into the input workbook (nothing else is changed)",
     )
+    solve.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="solve up to N scenarios at once in separate processes (default: one per CPU)",
+    )
 
     compare = sub.add_parser("compare", help="solve scenarios and lay them side by side")
     compare.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     compare.add_argument("--output", type=Path, metavar="OUT.xlsx")
+    compare.add_argument("--jobs", type=int, metavar="N", help="scenarios solved at once")
 
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx")
@@ -144,6 +152,13 @@ def _solver_settings(
     )
 
 
+def _check_jobs(jobs: int | None) -> None:
+    if jobs is not None and jobs < 1:
+        raise InputError(
+            Problem(file="", message="usage: --jobs must be a whole number ≥ 1", value=jobs)
+        )
+
+
 def _default_output(input_path: Path | None, suffix: str) -> Path:
     stem = input_path.stem if input_path is not None else "example"
     return Path.cwd() / f"{stem}-{suffix}.xlsx"
@@ -155,21 +170,60 @@ def _say(quiet: bool, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
-def _solve_all(scenarios: Sequence[Scenario], settings: SolverSettings, quiet: bool) -> list[Plan]:
+def _scenario_job(
+    scenario: Scenario, settings: SolverSettings, quiet: bool, with_extras: bool
+) -> tuple[Plan, dict[str, Plan]]:
+    """One scenario's whole job: solve and verify, warnings, then (for the result
+    workbook) shadow prices and baselines. Module-level so a spawn worker can run it."""
     from optimizer.verify import solve_and_verify
 
-    plans = []
-    for scenario in scenarios:
-        _say(quiet, f"solving {scenario.name} ...")
-        plan = solve_and_verify(scenario, settings)
-        warnings = price_warnings(scenario)
-        if warnings:
-            plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
-        seconds = plan.solver.seconds if plan.solver else 0.0
-        money = f", total ${plan.total_cost:,.2f}" if plan.total_cost is not None else ""
-        _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
-        plans.append(plan)
-    return plans
+    _say(quiet, f"solving {scenario.name} ...")
+    plan = solve_and_verify(scenario, settings)
+    warnings = price_warnings(scenario)
+    if warnings:
+        plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
+    seconds = plan.solver.seconds if plan.solver else 0.0
+    money = f", total ${plan.total_cost:,.2f}" if plan.total_cost is not None else ""
+    _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
+    baselines: dict[str, Plan] = {}
+    if with_extras and plan.status.has_plan:
+        from optimizer.baselines import solve_baselines
+        from optimizer.shadow import shadow_prices
+
+        _say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
+        quiet_settings = replace(settings, progress=False)
+        plan = replace(plan, shadow_prices=shadow_prices(scenario, plan, quiet_settings))
+        baselines = solve_baselines(scenario, quiet_settings)
+    return plan, baselines
+
+
+def _solve_all(
+    scenarios: Sequence[Scenario],
+    settings: SolverSettings,
+    *,
+    quiet: bool,
+    jobs: int | None,
+    with_extras: bool,
+) -> tuple[list[Plan], dict[str, dict[str, Plan]]]:
+    """Every scenario's job, one scenario per worker process when there are several.
+
+    Scenarios are independent, so on a multi-core machine they run side by
+    side (spawned workers, one solver thread each); the solver's own progress
+    lines are kept for a single process, where they cannot interleave.
+    """
+    from optimizer.executors import open_executor, run_in_order
+
+    workers = jobs if jobs is not None else min(len(scenarios), os.cpu_count() or 1)
+    workers = max(1, min(workers, len(scenarios)))
+    if workers > 1:
+        settings = replace(settings, progress=False, threads=1)
+        _say(quiet, f"solving {len(scenarios)} scenarios in {workers} processes ...")
+    tasks = [(s, settings, quiet, with_extras) for s in scenarios]
+    with open_executor(jobs=workers, tasks=len(tasks)) as executor:
+        results = run_in_order(executor, _scenario_job, tasks)
+    plans = [plan for plan, _ in results]
+    baselines = {plan.name: extra for plan, extra in results if extra}
+    return plans, baselines
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -183,21 +237,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         )
     if args.in_place and args.output is not None:
         raise InputError("usage: --in-place and --output exclude each other")
+    _check_jobs(args.jobs)
     settings = _solver_settings(args, progress=not quiet)
-    plans = _solve_all(loaded.scenarios, settings, quiet)
-
-    from optimizer.baselines import solve_baselines
-    from optimizer.shadow import shadow_prices
-
-    quiet_settings = replace(settings, progress=False)
-    baselines = {}
-    for i, plan in enumerate(plans):
-        if plan.status.has_plan:
-            _say(quiet, f"  {plan.name}: baselines and shadow prices ...")
-            plans[i] = replace(
-                plan, shadow_prices=shadow_prices(plan.scenario, plan, quiet_settings)
-            )
-            baselines[plan.name] = solve_baselines(plan.scenario, quiet_settings)
+    plans, baselines = _solve_all(
+        loaded.scenarios, settings, quiet=quiet, jobs=args.jobs, with_extras=True
+    )
     run = RunResult(
         plans=tuple(plans),
         input_files=loaded.files,
@@ -250,7 +294,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     settings = _solver_settings(args, progress=False)
     plans: list[Plan] = []
     for item in loaded:
-        plans.extend(_solve_all(item.scenarios, settings, quiet=False))
+        solved, _ = _solve_all(
+            item.scenarios, settings, quiet=False, jobs=args.jobs, with_extras=False
+        )
+        plans.extend(solved)
     _check_unique_names(plans)
     written = args.output or _default_output(args.inputs[0], "comparison")
     write_comparison(written, plans)
@@ -325,10 +372,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from optimizer.sweep_workbook import write_sweep_workbook
 
     specs = [parse_vary(text) for text in args.vary]
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError(
-            Problem(file="", message="usage: --jobs must be a whole number ≥ 1", value=args.jobs)
-        )
+    _check_jobs(args.jobs)
     base = _one_scenario(args.input, args.scenario)
     settings = _solver_settings(args, progress=False, threads=1)
     result = run_sweep(

@@ -169,6 +169,7 @@ def test_every_bundled_scenario_file_solves(
         (["solve", str(EXAMPLE), "--time-limit", "0"], "--time-limit"),
         (["solve", str(EXAMPLE), "--solver", "gurobi"], "gurobi"),
         (["solve", "missing.xlsx"], "missing.xlsx"),
+        (["solve", str(EXAMPLE), "--jobs", "0"], "--jobs"),
         (["breakeven", str(EXAMPLE), "--utilization", "1.5"], "--utilization"),
     ],
 )
