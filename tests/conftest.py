@@ -17,6 +17,10 @@ import openpyxl
 import pytest
 
 from optimizer.reader import normalize_header
+from tests.written_workbooks import record_writers
+
+# Before any test module imports a writer: remember every workbook the suite writes.
+record_writers()
 
 Sheets = dict[str, list[list[Any]]]
 

@@ -1,0 +1,52 @@
+"""Every result, comparison and in-place workbook the test suite writes, recorded.
+
+``record_writers()`` (called by conftest.py before any test module imports a
+writer) wraps the three writers so each file they write is remembered; the
+last test module, ``test_zz_recalculate_everything.py``, recalculates all of
+them in LibreOffice and checks every formula against its cached value.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optimizer.compare
+import optimizer.in_place
+import optimizer.result_workbook
+
+# (file, sheets that were there before gpumix wrote: a user's, not ours, so not checked)
+WRITTEN: list[tuple[Path, frozenset[str]]] = []
+
+
+def _sheets(path: Path) -> frozenset[str]:
+    import openpyxl
+
+    try:
+        return frozenset(openpyxl.load_workbook(path, read_only=True).sheetnames)
+    except Exception:  # not a workbook (yet): the writer will say so
+        return frozenset()
+
+
+def _recording(writer: Callable[..., None]) -> Callable[..., None]:
+    @functools.wraps(writer)
+    def write(path: Path, *args: Any, **kwargs: Any) -> None:
+        users = _sheets(Path(path)) if writer.__name__ == "write_in_place" else frozenset()
+        writer(path, *args, **kwargs)
+        WRITTEN.append((Path(path).resolve(), users))
+
+    write.__gpumix_recording__ = True  # type: ignore[attr-defined]
+    return write
+
+
+def record_writers() -> None:
+    for module, name in (
+        (optimizer.result_workbook, "write_result_workbook"),
+        (optimizer.compare, "write_comparison"),
+        (optimizer.in_place, "write_in_place"),
+    ):
+        writer = getattr(module, name)
+        if not getattr(writer, "__gpumix_recording__", False):
+            setattr(module, name, _recording(writer))
