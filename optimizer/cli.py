@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+
+from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
 from optimizer.domain import Scenario
@@ -159,6 +161,37 @@ def _check_jobs(jobs: int | None) -> None:
         )
 
 
+def _output_path(path: Path, inputs: Sequence[Path] = ()) -> Path:
+    """Check before any solving that ``path`` can take a new workbook and is no input file."""
+    problems = []
+    resolved = path.resolve()
+    if path.suffix.lower() != ".xlsx":
+        problems.append("the output must be an .xlsx workbook")
+    elif path.is_dir():
+        problems.append("the output is a folder; give a file name ending in .xlsx")
+    elif not resolved.parent.is_dir():
+        problems.append(f"the folder {resolved.parent} does not exist")
+    elif any(resolved == Path(i).resolve() for i in inputs):
+        problems.append(
+            "the output would overwrite an input file; gpumix never changes its inputs "
+            "(use --in-place to add result sheets to the input workbook)"
+        )
+    if problems:
+        raise InputError([Problem(file=str(path), message=f"usage: {m}") for m in problems])
+    return path
+
+
+def _write(writer: Callable[..., None], path: Path, *args: object) -> None:
+    """Run a writer; a file that cannot be written is a clear error, not a traceback."""
+    try:
+        writer(path, *args)
+    except (OSError, XlsxWriterException) as exc:
+        reason = exc.__cause__ or exc
+        raise GpumixError(
+            f"cannot write {path}: {reason} (is it open in another program, or the folder read-only?)"
+        ) from exc
+
+
 def _default_output(input_path: Path | None, suffix: str) -> Path:
     stem = input_path.stem if input_path is not None else "example"
     return Path.cwd() / f"{stem}-{suffix}.xlsx"
@@ -238,6 +271,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.in_place and args.output is not None:
         raise InputError("usage: --in-place and --output exclude each other")
     _check_jobs(args.jobs)
+    if args.in_place:
+        from optimizer.in_place import refuse_unless_safe
+
+        refuse_unless_safe(args.input)  # before solving, not after
+    else:
+        written = _output_path(args.output or _default_output(args.input, "results"), loaded.files)
     settings = _solver_settings(args, progress=not quiet)
     plans, baselines = _solve_all(
         loaded.scenarios, settings, quiet=quiet, jobs=args.jobs, with_extras=True
@@ -258,8 +297,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     else:
         from optimizer.result_workbook import write_result_workbook
 
-        written = args.output or _default_output(args.input, "results")
-        write_result_workbook(written, run)
+        _write(write_result_workbook, written, run)
     if args.json:
         from optimizer.report_json import run_to_json
 
@@ -291,6 +329,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from optimizer.inputs import load_input
 
     loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
+    inputs = [f for item in loaded for f in item.files]
+    written = _output_path(args.output or _default_output(args.inputs[0], "comparison"), inputs)
     settings = _solver_settings(args, progress=False)
     plans: list[Plan] = []
     for item in loaded:
@@ -299,8 +339,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
         plans.extend(solved)
     _check_unique_names(plans)
-    written = args.output or _default_output(args.inputs[0], "comparison")
-    write_comparison(written, plans)
+    _write(write_comparison, written, plans)
     print(comparison_table(plans))
     print(f"wrote {written}")
     return 0 if all(p.status.has_plan for p in plans) else 1
@@ -336,7 +375,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_template(args: argparse.Namespace) -> int:
     from optimizer.template import write_template
 
-    write_template(args.output)
+    _write(write_template, _output_path(args.output))
     print(f"wrote {args.output}")
     return 0
 
@@ -359,10 +398,12 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
             )
         )
     scenario = _one_scenario(args.input, args.scenario)
+    if args.output:
+        _output_path(args.output, scenario.source_files)
     rows = breakeven_rows(scenario, args.utilization)
     print(format_breakeven_table(rows))
     if args.output:
-        write_breakeven_workbook(args.output, rows, scenario)
+        _write(write_breakeven_workbook, args.output, rows, scenario)
         print(f"wrote {args.output}")
     return 0
 
@@ -374,14 +415,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     specs = [parse_vary(text) for text in args.vary]
     _check_jobs(args.jobs)
     base = _one_scenario(args.input, args.scenario)
+    written = _output_path(args.output or _default_output(args.input, "sweep"), base.source_files)
     settings = _solver_settings(args, progress=False, threads=1)
     result = run_sweep(
         base, specs, settings, jobs=args.jobs, scheduler=args.scheduler, progress=not args.quiet
     )
     for sentence in describe_flips(result):
         print(sentence)
-    written = args.output or _default_output(args.input, "sweep")
-    write_sweep_workbook(written, result)
+    _write(write_sweep_workbook, written, result)
     print(f"wrote {written}")
     return 0
 

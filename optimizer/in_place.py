@@ -270,12 +270,17 @@ def _remove_result_sheets(workbook: Workbook, previous: set[str]) -> None:
             del workbook.defined_names[name]
 
 
-def write_in_place(input_path: Path, run: RunResult) -> None:
-    """Add or replace the result sheets of ``run`` in ``input_path``; change nothing else."""
+def refuse_unless_safe(input_path: Path) -> None:
+    """Raise InputError unless ``write_in_place`` can rewrite the file losing nothing."""
     check_xlsx_file(input_path)  # zip and entity bombs are refused before any part is parsed
     problems = unsupported_parts(input_path)
     if problems:
         raise _refuse(input_path, problems)
+
+
+def write_in_place(input_path: Path, run: RunResult) -> None:
+    """Add or replace the result sheets of ``run`` in ``input_path``; change nothing else."""
+    refuse_unless_safe(input_path)
     workbook = _load(input_path)
     previous = _previous_result_sheets(workbook)
     _remove_result_sheets(workbook, previous)

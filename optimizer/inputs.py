@@ -41,12 +41,22 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
                     message="the bundled example workbook is missing from this installation; name an input file",
                 )
             )
+    if path.is_dir():
+        raise InputError(
+            Problem(
+                file=str(path),
+                message="this is a folder, not a file",
+                expected="a workbook (.xlsx) or a scenario file (.yaml, .yml)",
+            )
+        )
     suffix = path.suffix.lower()
     if suffix not in WORKBOOK_SUFFIXES + SCENARIO_FILE_SUFFIXES:
         raise InputError(
             Problem(
                 file=str(path),
-                message=f"cannot read a {suffix or 'extensionless'} file",
+                message=f"cannot read a {suffix} file"
+                if suffix
+                else "cannot read a file without an extension",
                 value=path.name,
                 expected="a workbook (.xlsx) or a scenario file (.yaml, .yml)",
             )

@@ -248,3 +248,55 @@ def test_validate_and_solve_warn_about_a_zero_price(
     (entry,) = json.loads(capsys.readouterr().out)["scenarios"]
     assert code == 0
     assert any("L4 on_demand offer" in d and "price 0" in d for d in entry["diagnostics"])
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        ("{tmp}/no/such/folder/out.xlsx", "does not exist"),
+        ("{tmp}/out.csv", "must be an .xlsx workbook"),
+        ("{tmp}", "must be an .xlsx workbook"),
+        ("{example}", "would overwrite an input file"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_solving(
+    output: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sha(EXAMPLE)
+    target = output.format(tmp=tmp_path, example=EXAMPLE)
+    assert main(["solve", str(EXAMPLE), "--output", target]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert "solving" not in captured.err  # refused before any solve started
+    assert captured.out == ""
+    assert sha(EXAMPLE) == before
+
+
+def test_a_folder_as_input_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(tmp_path)]) == 2
+    assert "this is a folder, not a file" in capsys.readouterr().err
+
+
+def test_template_into_a_missing_folder_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["template", str(tmp_path / "missing" / "t.xlsx")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "Traceback" not in err
+
+
+def test_a_write_that_fails_late_is_a_clear_error_without_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import optimizer.template
+
+    def locked(path: Path, *args: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(optimizer.template, "write_template", locked)
+    assert main(["template", str(tmp_path / "t.xlsx")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Permission denied" in err
+    assert "Traceback" not in err
