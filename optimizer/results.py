@@ -6,6 +6,7 @@ a PuLP object. All money is USD, never rounded here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -213,6 +214,37 @@ class Plan:
     @property
     def name(self) -> str:
         return self.scenario.name
+
+    @classmethod
+    def without_plan(
+        cls,
+        scenario: Scenario,
+        status: SolveStatus,
+        options: tuple[PairEstimate, ...],
+        diagnostics: Sequence[str],
+        solver: SolverInfo | None = None,
+    ) -> Plan:
+        """A result with no plan: only the status, the options looked at and why.
+
+        Every money, fleet and decision field is empty, so no writer can show a
+        number for it.
+        """
+        return cls(
+            scenario=scenario,
+            status=status,
+            gap=None,
+            total_cost=None,
+            cash_out=None,
+            residual_credit=None,
+            costs={},
+            cash_flow=(),
+            fleet=(),
+            assignments=(),
+            options=options,
+            diagnostics=tuple(diagnostics),
+            decisions=None,
+            solver=solver,
+        )
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def solve_scenario(
 
     unplannable = diagnose.unplannable_workloads(scenario, options)
     if unplannable:
-        return _no_plan(scenario, SolveStatus.INFEASIBLE, options, unplannable, None)
+        return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, unplannable, None)
 
     started = time.perf_counter()
     built = build_model(scenario, options)
@@ -90,9 +90,9 @@ def solve_scenario(
         explained = diagnose.explain_infeasible(
             scenario, options, lambda model: run_solver(model.problem, settings).status
         )
-        return _no_plan(scenario, SolveStatus.INFEASIBLE, options, explained, info)
+        return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, explained, info)
     if not run.status.has_plan:
-        return _no_plan(scenario, SolveStatus.ERROR, options, (run.message,), info)
+        return Plan.without_plan(scenario, SolveStatus.ERROR, options, (run.message,), info)
     return _plan_from_solution(built, run, options, info, settings)
 
 
@@ -441,31 +441,6 @@ def _solver_info(built: BuiltModel, run: SolverRun, build_seconds: float) -> Sol
         variables=len(variables),
         constraints=built.problem.numConstraints(),
         integers=sum(1 for v in variables if v.cat == pulp.LpInteger),
-    )
-
-
-def _no_plan(
-    scenario: Scenario,
-    status: SolveStatus,
-    options: tuple[PairEstimate, ...],
-    diagnostics: Sequence[str],
-    info: SolverInfo | None,
-) -> Plan:
-    return Plan(
-        scenario=scenario,
-        status=status,
-        gap=None,
-        total_cost=None,
-        cash_out=None,
-        residual_credit=None,
-        costs={},
-        cash_flow=(),
-        fleet=(),
-        assignments=(),
-        options=options,
-        diagnostics=tuple(diagnostics),
-        decisions=None,
-        solver=info,
     )
 
 

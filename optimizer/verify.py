@@ -9,7 +9,6 @@ wrong number cannot reach a workbook even if the model had a bug.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from optimizer.domain import Scenario
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
@@ -30,26 +29,16 @@ def solve_and_verify(
     report = check_plan(scenario, plan, estimates)
     if not report.violations:
         return plan
-    return replace(
-        plan,
-        status=SolveStatus.ERROR,
-        gap=None,
-        total_cost=None,
-        cash_out=None,
-        residual_credit=None,
-        residual_credit_discounted=None,
-        # Nothing of a rejected plan may reach a writer: no money, no fleet.
-        costs={},
-        cash_flow=(),
-        fleet=(),
-        assignments=(),
-        offer_use=(),
-        shadow_prices=(),
-        decisions=None,
-        diagnostics=(
+    # Nothing of a rejected plan may reach a writer: no money, no fleet, no decisions.
+    return Plan.without_plan(
+        scenario,
+        SolveStatus.ERROR,
+        plan.options,
+        (
             *plan.diagnostics,
             "internal check failed: the plan was not reported because the independent "
             "checker found these problems (please report this as a bug):",
             *report.violations,
         ),
+        plan.solver,
     )

@@ -202,20 +202,11 @@ def fake_plan(
 
 
 def infeasible_plan(name: str = "tight") -> Plan:
-    return Plan(
-        scenario=fake_scenario(name),
-        status=SolveStatus.INFEASIBLE,
-        gap=None,
-        total_cost=None,
-        cash_out=None,
-        residual_credit=None,
-        costs={},
-        cash_flow=(),
-        fleet=(),
-        assignments=(),
-        options=(),
-        diagnostics=("budget_total 1,000 USD is below the cheapest plan",),
-        decisions=None,
+    return Plan.without_plan(
+        fake_scenario(name),
+        SolveStatus.INFEASIBLE,
+        (),
+        ("budget_total 1,000 USD is below the cheapest plan",),
     )
 
 
