@@ -17,8 +17,16 @@ Design (what makes it small and tight):
   coefficients capped at the demand, a fewest-replicas row, and a bound of
   the replicas one type would need alone (see
   :func:`define_realtime_demand_constraints`).
-* Owned stock ``own[g,t]`` and active reservations are affine expressions of
-  the integer purchase / reservation variables, never new integers.
+* The integers are stock levels, not month-by-month changes: ``owned[o,t]``
+  (GPUs bought from offer ``o`` so far) and ``active[o,t]`` (reserved GPUs of
+  ``o`` active in month ``t``). Purchases and reservation starts are
+  continuous, tied to the levels by one ``stock`` row each month; whole levels
+  in every month force whole purchases and starts (their differences), so no
+  integer plan is gained or lost. Branching on a level ("own at least 3 from
+  month 12 on") cuts the search far deeper than branching on one month's
+  purchase. The levels also keep rows short (one term per offer instead of
+  one per past month) and turn ``max_units`` of buy and reserved offers into
+  variable bounds.
 * GPU-hours are pooled per type and month (accounting rule 5): work variables
   per workload meet source variables (owned, reserved, each rented offer) in
   one balance row per type and month. Realtime hours are
@@ -61,7 +69,7 @@ FAMILIES: tuple[str, ...] = (
     "owned_capacity",
     "reserved_capacity",
     "pool_balance",
-    "offer_caps",
+    "stock",
     "budgets",
     "power",
 )
@@ -175,6 +183,9 @@ class BuiltModel:
     offers: tuple[Offer, ...]  # offers the model uses (dominated ones left out)
     buy: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     reserve: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    owned: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # stock levels
+    active: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # reserved levels
+    last_buy_month: dict[str, int] = field(default_factory=dict)  # per buy offer
     rent: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # on-demand, spot
     use_own: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     use_res: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
@@ -205,23 +216,23 @@ class BuiltModel:
         return {o.offer_id: i for i, o in enumerate(self.scenario.offers)}
 
     # Expressions as term lists (for bulk construction).
+    def owned_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
+        """GPUs bought from ``offer`` up to ``month`` (its last level once purchases stop)."""
+        last = self.last_buy_month.get(offer.offer_id)
+        if last is None or month < offer.available_from:
+            return []
+        return [(self.owned[(offer.offer_id, min(month, last))], coef)]
+
     def own_terms(self, gpu: str, month: int, coef: float = 1.0) -> Terms:
         """GPUs of type ``gpu`` owned in ``month``: every purchase so far."""
         return [
-            (var, coef)
-            for o in self.buy_offers_of.get(gpu, ())
-            for s in range(o.available_from, month + 1)
-            if (var := self.buy.get((o.offer_id, s))) is not None
+            vc for o in self.buy_offers_of.get(gpu, ()) for vc in self.owned_terms(o, month, coef)
         ]
 
     def active_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
         """Reserved GPUs of ``offer`` active in ``month``."""
-        term = offer.term_months or 0
-        return [
-            (var, coef)
-            for s in range(max(1, month - term + 1), month + 1)
-            if (var := self.reserve.get((offer.offer_id, s))) is not None
-        ]
+        var = self.active.get((offer.offer_id, month))
+        return [] if var is None else [(var, coef)]
 
     def work_terms(self, w: Workload, gpu: str, month: int, coef: float = 1.0) -> Terms:
         """Non-spot paid GPU-hours of ``w`` on ``gpu`` in ``month``."""
@@ -349,7 +360,7 @@ def build_model(
     define_owned_capacity_constraints(built)
     define_reserved_capacity_constraints(built)
     define_pool_balance_constraints(built)
-    define_offer_caps_constraints(built)
+    define_stock_constraints(built)
     define_budgets_constraints(built)
     define_power_constraints(built)
     if built.elastic:
@@ -381,19 +392,29 @@ def _define_variables(
         i = opos[o.offer_id]
         months = active[o.gpu]
         if o.option is OfferOption.BUY:
-            # Buying after the type's last useful month only adds cost.
+            # Buying after the type's last useful month only adds cost. The
+            # stock level is the integer; max_units bounds it (accounting rule 7).
             for t in range(o.available_from, last_active[o.gpu] + 1):
                 built.buy[(o.offer_id, t)] = prob.add_variable(
-                    f"buy_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                    f"buy_o{i}_t{t}", lowBound=0, upBound=o.max_units
                 )
+                built.owned[(o.offer_id, t)] = prob.add_variable(
+                    f"owned_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                )
+                built.last_buy_month[o.offer_id] = t
         elif o.option is OfferOption.RESERVED:
             term = o.term_months or 0
             for start in range(o.available_from, T - term + 2):
                 if not any(m in months for m in reservation_months(o, start)):
                     continue
                 built.reserve[(o.offer_id, start)] = prob.add_variable(
-                    f"reserve_o{i}_s{start}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                    f"reserve_o{i}_s{start}", lowBound=0, upBound=o.max_units
                 )
+                for t in reservation_months(o, start):
+                    if (o.offer_id, t) not in built.active:
+                        built.active[(o.offer_id, t)] = prob.add_variable(
+                            f"active_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                        )
         else:
             use_months = spot_active[o.gpu] if o.option is OfferOption.SPOT else months
             cap = None if o.max_units is None else o.max_units * H  # accounting rule 7
@@ -666,40 +687,39 @@ def define_pool_balance_constraints(built: BuiltModel) -> None:
                 )
 
 
-def define_offer_caps_constraints(built: BuiltModel) -> None:
-    """``max_units`` of buy and reserved offers (accounting rule 7).
+def define_stock_constraints(built: BuiltModel) -> None:
+    """Purchases and reservation starts move the integer stock levels.
 
-    ``offer_caps_buy_o{o}``:            sum_t buy[o,t] <= max_units[o]
-    ``offer_caps_reserved_o{o}_t{t}``:  active[o,t] <= max_units[o]
+    ``stock_owned_o{o}_t{t}``:
+        owned[o,t] - owned[o,t-1] - buy[o,t] = 0
+    ``stock_reserved_o{o}_t{t}``:
+        active[o,t] - active[o,t-1] - reserve[o,t] + reserve[o,t-term] = 0
 
-    (on-demand and spot caps are bounds on ``rent[o,t]``). Rows that one
-    variable's bound already enforces are left out.
+    A level missing for a month is zero (before an offer's first month, or
+    when no reservation covers it). Whole levels in every month make every
+    purchase and start whole, so these rows keep the model exact while the
+    solver branches on levels. ``max_units`` of buy and reserved offers
+    (accounting rule 7) are the levels' upper bounds; on-demand and spot caps
+    are bounds on ``rent[o,t]``.
     """
     opos = built.offer_pos
-    for o in built.offers:
-        if o.max_units is None:
-            continue
-        if o.option is OfferOption.BUY:
-            terms = [(v, 1.0) for (oid, _t), v in built.buy.items() if oid == o.offer_id]
-            if len(terms) > 1:
-                built.add_row(
-                    "offer_caps",
-                    ("buy", f"o{opos[o.offer_id]}"),
-                    terms,
-                    pulp.LpConstraintLE,
-                    o.max_units,
-                )
-        elif o.option is OfferOption.RESERVED:
-            for t in built.scenario.months:
-                terms = built.active_terms(o, t)
-                if len(terms) > 1:
-                    built.add_row(
-                        "offer_caps",
-                        ("reserved", f"o{opos[o.offer_id]}", f"t{t}"),
-                        terms,
-                        pulp.LpConstraintLE,
-                        o.max_units,
-                    )
+    for (oid, t), level in built.owned.items():
+        terms: Terms = [(level, 1.0), (built.buy[(oid, t)], -1.0)]
+        if (before := built.owned.get((oid, t - 1))) is not None:
+            terms.append((before, -1.0))
+        built.add_row("stock", ("owned", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, 0.0)
+    term = {o.offer_id: o.term_months or 0 for o in built.offers}
+    for (oid, t), level in sorted(built.active.items(), key=lambda kv: (opos[kv[0][0]], kv[0][1])):
+        terms = [(level, 1.0)]
+        if (before := built.active.get((oid, t - 1))) is not None:
+            terms.append((before, -1.0))
+        if (started := built.reserve.get((oid, t))) is not None:
+            terms.append((started, -1.0))
+        if (ended := built.reserve.get((oid, t - term[oid]))) is not None:
+            terms.append((ended, 1.0))
+        built.add_row(
+            "stock", ("reserved", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, 0.0
+        )
 
 
 def opex_terms(built: BuiltModel, month: int) -> Terms:
@@ -717,13 +737,8 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
                 terms.append((uv, ce * (1.0 - a.idle_power_fraction)))
     for o in built.offers:
         if o.option is OfferOption.BUY:
-            m = maintenance_per_month(o, a)
-            if m:
-                terms += [
-                    (v, m)
-                    for s_ in range(o.available_from, month + 1)
-                    if (v := built.buy.get((o.offer_id, s_))) is not None
-                ]
+            if m := maintenance_per_month(o, a):
+                terms += built.owned_terms(o, month, m)
         elif o.option is OfferOption.RESERVED:
             terms += built.active_terms(o, month, o.price * H)
         elif (v := built.rent.get((o.offer_id, month))) is not None:
@@ -734,7 +749,7 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
 def define_budgets_constraints(built: BuiltModel) -> None:
     """Budgets, undiscounted (model.md, Budgets); each only when given.
 
-    ``budgets_capex``:       sum_{o,t} price[o] * buy[o,t] <= budget_capex
+    ``budgets_capex``:       sum_o price[o] * owned[o,T] <= budget_capex
     ``budgets_monthly_t{t}``: opex[t] <= budget_monthly for every month
     ``budgets_total``:       capex + sum_t opex[t] <= budget_total
 
@@ -743,8 +758,9 @@ def define_budgets_constraints(built: BuiltModel) -> None:
     on the right, weighted per budget.
     """
     s = built.scenario
-    price = {o.offer_id: o.price for o in built.offers}
-    capex: Terms = [(v, price[oid]) for (oid, _t), v in built.buy.items()]
+    capex: Terms = [
+        vc for o in built.offers for vc in built.owned_terms(o, s.horizon_months, o.price)
+    ]
 
     def limit(key: str, terms: Terms, rhs: float, month: int | None = None) -> None:
         short_key: Key = ("budget", key) if month is None else ("budget", key, month)

@@ -16,11 +16,12 @@ from pathlib import Path
 import pulp
 import pytest
 
-from optimizer.domain import Assumptions, Scenario
+from optimizer.domain import Assumptions, Offer, Scenario
 from optimizer.errors import SolveError
 from optimizer.model import FAMILIES, BuiltModel, build_model, dominated_offers
 from optimizer.results import EstimateSource, PairEstimate
-from tests.builders import BARE, gpu, offer, scenario, workload
+from tests.builders import BARE, gpu, measured, offer, scenario, workload
+from tests.checked import solve_checked
 
 GOLDEN = Path(__file__).parent / "golden"
 H = 730.0
@@ -207,3 +208,76 @@ def test_a_row_name_used_twice_is_an_error() -> None:
     built = build_model(s, estimates)
     with pytest.raises(SolveError, match="used twice"):
         built.add_row("power", ("cap",), [], pulp.LpConstraintLE, 1.0)
+
+
+def test_stock_levels_are_the_integers_and_carry_the_offer_caps() -> None:
+    s, estimates = tiny()
+    built = build_model(s, estimates)
+    # Purchases and reservation starts are continuous; the levels are whole.
+    assert all(v.cat == "Continuous" for v in [*built.buy.values(), *built.reserve.values()])
+    assert all(v.cat == "Integer" for v in [*built.owned.values(), *built.active.values()])
+    # max_units: 4 H100 bought over the horizon, 3 reserved active in any month.
+    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "H100|buy|1"} == {4}
+    assert {v.upBound for v in built.active.values()} == {3}
+    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "L40S|buy|1"} == {None}
+    # A level for every month from the offer's first: L40S from month 2;
+    # the 2-month reservations starting in months 1 and 2 cover months 1-3.
+    assert sorted(t for (oid, t) in built.owned if oid == "L40S|buy|1") == [2, 3]
+    assert sorted(t for (_oid, t) in built.active) == [1, 2, 3]
+
+
+def _one_and_a_half_gpus(*offers: Offer) -> Scenario:
+    """1.5 GPUs' worth of batch work a month for 3 months (1,095 h at 730 h a month)."""
+    return scenario(
+        [gpu("H100")],
+        list(offers),
+        [workload("batch", "batch_inference", tokens=1.0)],
+        [measured("batch", "H100", gpus_per_replica=1, gpu_hours=1.5 * H)],
+        assumptions=BARE,
+        horizon_months=3,
+    )
+
+
+@pytest.mark.parametrize(
+    ("offers", "total", "bought", "reserved"),
+    [
+        # Whole GPUs only: 2 bought at $1,000, not the LP's 1.5.
+        ((offer("H100", "buy", 1_000.0), offer("H100", "on_demand", 10.0)), 2_000.0, 2, 0),
+        # Capped at 1: 1 bought, 365 h a month rented at $10 for 3 months.
+        (
+            (offer("H100", "buy", 1_000.0, max_units=1), offer("H100", "on_demand", 10.0)),
+            1_000.0 + 365 * 3 * 10.0,
+            1,
+            0,
+        ),
+        # Reserved for the whole horizon at $1/h: 2 GPUs × 730 h × 3 months.
+        (
+            (
+                offer("H100", "reserved", 1.0, term_months=3),
+                offer("H100", "on_demand", 10.0),
+            ),
+            2 * 730 * 3 * 1.0,
+            0,
+            2,
+        ),
+        # Reserved capped at 1: 1 reserved, the other half rented.
+        (
+            (
+                offer("H100", "reserved", 1.0, term_months=3, max_units=1),
+                offer("H100", "on_demand", 10.0),
+            ),
+            730 * 3 * 1.0 + 365 * 3 * 10.0,
+            0,
+            1,
+        ),
+    ],
+)
+def test_whole_levels_give_whole_purchases_and_reservations_within_caps(
+    offers: tuple[Offer, ...], total: float, bought: int, reserved: int
+) -> None:
+    plan = solve_checked(_one_and_a_half_gpus(*offers))
+    assert plan.total_cost == pytest.approx(total, abs=0.005)
+    d = plan.decisions
+    assert d is not None
+    assert sum(d.purchases.values()) == bought
+    assert sum(d.reservations.values()) == reserved
