@@ -83,7 +83,7 @@ def solve_scenario(
     started = time.perf_counter()
     built = build_model(scenario, options)
     build_seconds = time.perf_counter() - started
-    run = run_solver(built.problem, settings, start=_start_hint(built))
+    run = run_solver(built.problem, settings)
     info = _solver_info(built, run, build_seconds)
 
     if run.status is SolveStatus.INFEASIBLE:
@@ -177,14 +177,8 @@ class _Progress:
         )
 
 
-def run_solver(
-    problem: pulp.LpProblem, settings: SolverSettings, start: StartHint | None = None
-) -> SolverRun:
-    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
-
-    ``start`` (HiGHS only) names the variables of a rounding heuristic that
-    gives HiGHS a first plan (see :class:`_HiGHSWithStart`).
-    """
+def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
+    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome."""
     started = time.perf_counter()
     if not problem.variables():
         # Nothing to decide (no workload needs anything): the empty plan is optimal.
@@ -227,18 +221,21 @@ def run_solver(
             kinds.kCallbackMipInterrupt,
             kinds.kCallbackMipImprovingSolution,
         ]
-    # No restart after root reduced-cost fixing: with a good first plan
-    # HiGHS otherwise restarts and redoes its root work (the bundled europe
-    # scenario took 6-7 s instead of under 2 s). A search setting only: the
-    # model, and so every optimal value, is unchanged.
-    solver = _HiGHSWithStart(
-        start=start if _has_integers(problem) else None,
-        settings=settings,
+    # Three root-node heuristics are switched off. Each is a search setting
+    # only: the model, and so every optimal value, is unchanged. On the
+    # bundled example (bench_example.py) feasibility jump and the root
+    # reduced-cost heuristic spent 0.5-1.5 s a scenario finding nothing the
+    # search did not find anyway (example 4.6 -> 1.8 s), and restarts after
+    # root fixing redo the root's work; on the synthetic benchmarks the
+    # proven gap after 20 s is the same within run-to-run noise.
+    solver = pulp.HiGHS(
         msg=False,
         gapRel=settings.gap,
         timeLimit=settings.time_limit,
         threads=settings.threads,
         mip_allow_restart=False,
+        mip_heuristic_run_feasibility_jump=False,
+        mip_heuristic_run_root_reduced_cost=False,
         **extra,
     )
     problem.solve(solver)
@@ -262,114 +259,6 @@ def run_solver(
         message=_message(status, "HiGHS", settings, highs.modelStatusToString(model_status)),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
-
-
-@dataclass(frozen=True)
-class StartHint:
-    """Variables the rounding heuristic fixes: each training job's picks, and the replicas."""
-
-    picks: tuple[tuple[pulp.LpVariable, ...], ...]
-    replicas: tuple[pulp.LpVariable, ...]
-
-
-def _start_hint(built: BuiltModel) -> StartHint | None:
-    if built.elastic or not (built.pick or built.replicas):
-        return None
-    by_job: dict[str, list[pulp.LpVariable]] = defaultdict(list)
-    for (w, _g), var in built.pick.items():
-        by_job[w].append(var)
-    return StartHint(tuple(tuple(v) for v in by_job.values()), tuple(built.replicas.values()))
-
-
-START_SECONDS = 1.0  # at most this (and a tenth of the time limit) for the first plan
-START_SHARE = 0.1
-START_CLOSE = 0.05  # hand over a first plan at most 5 % above the LP bound
-
-
-class _HiGHSWithStart(pulp.HiGHS):
-    """PuLP's HiGHS, handing HiGHS a first plan from a rounded LP before the search.
-
-    The heuristic solves the LP relaxation, fixes each training job to the
-    GPU type with its largest fractional pick and each replica count to the
-    ceiling of its LP value (rounding replicas up keeps every realtime
-    demand row satisfied), and solves what is left (purchases and
-    reservations integer) for a short time. Its plan, when it finds one, is
-    feasible for the full model (only bounds were tightened) and is passed
-    with ``setSolution``: it is only an incumbent, so the model, the proof
-    and every optimal value are unchanged; HiGHS stops sooner when the plan
-    is already within the gap of its bound. On the bundled example it finds
-    the optimal plan of all three scenarios in well under a second.
-    """
-
-    def __init__(self, *, start: StartHint | None, settings: SolverSettings, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.start = start
-        self.settings = settings
-
-    def callSolver(self, lp: pulp.LpProblem) -> None:
-        if self.start is not None:
-            started = time.perf_counter()
-            limit = self.settings.time_limit
-            budget = START_SECONDS if limit is None else min(START_SECONDS, START_SHARE * limit)
-            _rounded_start(lp.solverModel, self.start, budget, self.settings)
-            if limit is not None:
-                left = max(limit - (time.perf_counter() - started), 0.01)
-                lp.solverModel.setOptionValue("time_limit", float(left))
-        super().callSolver(lp)
-
-
-def _rounded_start(highs: Any, start: StartHint, seconds: float, settings: SolverSettings) -> None:
-    """Give ``highs`` the plan of the rounding heuristic (:class:`_HiGHSWithStart`), if any."""
-    import highspy
-
-    model = highs.getLp()
-    n = model.num_col_
-    began = time.perf_counter()
-
-    def fresh() -> Any:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        if settings.threads is not None:
-            h.setOptionValue("threads", settings.threads)
-        h.passModel(model)
-        return h
-
-    relaxed = fresh()
-    relaxed.changeColsIntegrality(n, list(range(n)), [highspy.HighsVarType.kContinuous] * n)
-    relaxed.setOptionValue("time_limit", float(seconds))
-    relaxed.run()
-    if relaxed.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return
-    x = list(relaxed.getSolution().col_value)
-    cols: list[int] = []
-    values: list[float] = []
-    for job in start.picks:
-        best = max(job, key=lambda v: x[v.index])
-        for var in job:
-            cols.append(var.index)
-            values.append(1.0 if var is best else 0.0)
-    for var in start.replicas:
-        cols.append(var.index)
-        values.append(float(max(0, math.ceil(x[var.index] - 1e-6))))
-    fixed = fresh()
-    fixed.changeColsBounds(len(cols), cols, values, values)
-    fixed.setOptionValue("mip_rel_gap", settings.gap)
-    fixed.setOptionValue("time_limit", max(seconds - (time.perf_counter() - began), 0.01))
-    fixed.run()
-    found = fixed.getInfo()
-    if int(found.primal_solution_status) != 2:  # kSolutionStatusFeasible
-        return
-    bound = relaxed.getInfo().objective_function_value
-    # A plan far above the LP bound is a poor start: on the synthetic
-    # benchmarks (9-20 % above) it steered HiGHS's own neighbourhood search
-    # to worse plans, so only a close one is handed over (the example's
-    # plans are 0.03-2.5 % above and optimal).
-    if found.objective_function_value <= bound + START_CLOSE * max(abs(bound), 1.0):
-        highs.setSolution(fixed.getSolution())
-        # With a close plan in hand HiGHS's own root reduced-cost heuristic
-        # only costs time (europe: 1.4 -> 0.9 s); left on otherwise, where
-        # it sometimes finds the first good plan.
-        highs.setOptionValue("mip_heuristic_run_root_reduced_cost", False)
 
 
 def _solve_status(
