@@ -221,13 +221,16 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
             kinds.kCallbackMipInterrupt,
             kinds.kCallbackMipImprovingSolution,
         ]
-    # Three root-node heuristics are switched off. Each is a search setting
-    # only: the model, and so every optimal value, is unchanged. On the
-    # bundled example (bench_example.py) feasibility jump and the root
+    # Two root-node heuristics and restarts are switched off. Each is a
+    # search setting only: the model, and so every optimal value, is
+    # unchanged. On the bundled example feasibility jump and the root
     # reduced-cost heuristic spent 0.5-1.5 s a scenario finding nothing the
-    # search did not find anyway (example 4.6 -> 1.8 s), and restarts after
-    # root fixing redo the root's work; on the synthetic benchmarks the
-    # proven gap after 20 s is the same within run-to-run noise.
+    # search did not find anyway (three scenarios: 4.6 -> 1.8 s of solving),
+    # and a restart after root fixing redoes the root's work (europe 1.5 ->
+    # 1.2 s). On the synthetic benchmarks the proven gap after 20 s is the
+    # same within run-to-run noise at (10, 20, 36), and at (20, 50, 60)
+    # feasibility jump's first plans led the search astray (gap 88-90 %
+    # instead of 20-32 % on seeds 2 and 3).
     solver = pulp.HiGHS(
         msg=False,
         gapRel=settings.gap,
