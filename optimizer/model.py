@@ -709,7 +709,7 @@ def define_stock_constraints(built: BuiltModel) -> None:
             terms.append((before, -1.0))
         built.add_row("stock", ("owned", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, 0.0)
     term = {o.offer_id: o.term_months or 0 for o in built.offers}
-    for (oid, t), level in sorted(built.active.items(), key=lambda kv: (opos[kv[0][0]], kv[0][1])):
+    for (oid, t), level in built.active.items():  # made by offer, then month
         terms = [(level, 1.0)]
         if (before := built.active.get((oid, t - 1))) is not None:
             terms.append((before, -1.0))
