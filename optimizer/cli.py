@@ -161,8 +161,11 @@ def _check_jobs(jobs: int | None) -> None:
         )
 
 
-def _output_path(path: Path, inputs: Sequence[Path] = ()) -> Path:
-    """Check before any solving that ``path`` can take a new workbook and is no input file."""
+def _output_path(path: Path, inputs: Sequence[Path] = (), *, in_place_hint: bool = False) -> Path:
+    """Check before any solving that ``path`` can take a new workbook and is no input file.
+
+    ``in_place_hint``: the command has ``--in-place`` (only ``solve``), so say so.
+    """
     problems = []
     resolved = path.resolve()
     if path.suffix.lower() != ".xlsx":
@@ -172,9 +175,11 @@ def _output_path(path: Path, inputs: Sequence[Path] = ()) -> Path:
     elif not resolved.parent.is_dir():
         problems.append(f"the folder {resolved.parent} does not exist")
     elif any(resolved == Path(i).resolve() for i in inputs):
+        hint = (
+            " (use --in-place to add result sheets to the input workbook)" if in_place_hint else ""
+        )
         problems.append(
-            "the output would overwrite an input file; gpumix never changes its inputs "
-            "(use --in-place to add result sheets to the input workbook)"
+            f"the output would overwrite an input file; gpumix never changes its inputs{hint}"
         )
     if problems:
         raise InputError([Problem(file=str(path), message=f"usage: {m}") for m in problems])
@@ -276,7 +281,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
         refuse_unless_safe(args.input)  # before solving, not after
     else:
-        written = _output_path(args.output or _default_output(args.input, "results"), loaded.files)
+        written = _output_path(
+            args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
+        )
     settings = _solver_settings(args, progress=not quiet)
     plans, baselines = _solve_all(
         loaded.scenarios, settings, quiet=quiet, jobs=args.jobs, with_extras=True
@@ -401,9 +408,11 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
     if args.output:
         _output_path(args.output, scenario.source_files)
     rows = breakeven_rows(scenario, args.utilization)
-    print(format_breakeven_table(rows))
+    # The workbook first: output cut short by a closed pipe must not lose it.
     if args.output:
         _write(write_breakeven_workbook, args.output, rows, scenario)
+    print(format_breakeven_table(rows))
+    if args.output:
         print(f"wrote {args.output}")
     return 0
 
@@ -420,9 +429,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     result = run_sweep(
         base, specs, settings, jobs=args.jobs, scheduler=args.scheduler, progress=not args.quiet
     )
+    _write(write_sweep_workbook, written, result)
     for sentence in describe_flips(result):
         print(sentence)
-    _write(write_sweep_workbook, written, result)
     print(f"wrote {written}")
     return 0
 
@@ -441,7 +450,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run gpumix; returns the exit code (the console script exits with it)."""
     try:
         args = _build_parser().parse_args(argv)
-        return _COMMANDS[args.command](args)
+        code = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, inside this try, not at exit
+        return code
     except InputError as exc:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
@@ -451,6 +462,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gpumix: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Whoever read our output stopped (``gpumix solve --json | head``). Files
+        # are written before anything is printed, so nothing is lost; point
+        # stdout at nothing so that the interpreter's last flush fails no more.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141  # 128 + SIGPIPE, what a shell reports for a program cut off this way
 
 
 if __name__ == "__main__":

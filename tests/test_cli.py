@@ -224,6 +224,36 @@ def test_quiet_prints_nothing_at_all_in_a_fresh_process(tmp_path: Path) -> None:
     assert (tmp_path / "example-results.xlsx").exists()
 
 
+@pytest.mark.parametrize("command", ["template", "solve"])
+def test_a_closed_output_pipe_ends_quietly_after_the_workbook_is_written(
+    tmp_path: Path, command: str
+) -> None:
+    # ``gpumix solve --json | head`` closes the pipe early: no traceback, and
+    # the result workbook is already written.
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.xlsx"
+    args = (
+        ["template", str(out)]
+        if command == "template"
+        else ["solve", "--json", "--scenario", "tight-capex", "--output", str(out)]
+    )
+    with subprocess.Popen(
+        [sys.executable, "-m", "optimizer.cli", *args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader is gone before anything is printed
+        err = process.stderr.read().decode()
+        code = process.wait(timeout=600)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert code == 141
+    assert out.exists()
+
+
 def test_validate_and_solve_warn_about_a_zero_price(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -258,6 +288,23 @@ def test_an_output_that_cannot_be_written_is_refused_before_solving(
     assert message in captured.err
     assert "solving" not in captured.err  # refused before any solve started
     assert captured.out == ""
+    assert sha(EXAMPLE) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "hint"), [("solve", True), ("compare", False), ("sweep", False)]
+)
+def test_overwriting_the_input_mentions_in_place_only_where_it_exists(
+    command: str, hint: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sha(EXAMPLE)
+    args = [command, str(EXAMPLE), "--output", str(EXAMPLE)]
+    if command == "sweep":
+        args += ["--vary", "pue=1.1:1.3:2"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "would overwrite an input file; gpumix never changes its inputs" in err
+    assert ("--in-place" in err) is hint
     assert sha(EXAMPLE) == before
 
 
