@@ -10,7 +10,7 @@ all of them in one pass instead of one per run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -20,7 +20,9 @@ class Problem:
 
     ``row`` is the spreadsheet row number as Excel shows it (the header is row
     1) or the line number of a scenario file; ``cell`` is an A1 reference when
-    one applies.
+    one applies. ``about`` names the input field the problem is about (a
+    column, or a key of a scenario file entry), so that one bad field is not
+    reported twice; it is not shown.
     """
 
     file: str
@@ -31,6 +33,7 @@ class Problem:
     cell: str | None = None
     value: object = None
     expected: str | None = None
+    about: str | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         where = [Path(self.file).name if self.file else "<input>"]

@@ -28,6 +28,7 @@ import posixpath
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from pathlib import Path
@@ -220,7 +221,11 @@ def coerce(spec: FieldSpec, raw: object) -> object:
     if kind is ColumnType.NAME_LIST:
         if isinstance(raw, list | tuple):
             return tuple(_text(item) for item in raw if not is_blank(item))
-        return tuple(part.strip() for part in _text(raw).split(",") if part.strip())
+        names = tuple(part.strip() for part in _text(raw).split(",") if part.strip())
+        if not names:
+            # "," is not blank (the default "all" would be a guess) and names nothing.
+            raise BadValue("names nothing, only commas")
+        return names
     value = _number(raw)
     if kind is ColumnType.INTEGER and not value.is_integer():
         raise BadValue("not a whole number")
@@ -288,6 +293,7 @@ class SheetRow:
             cell=self.cell(column),
             value=value,
             expected=expected,
+            about=column,
         )
 
     def whole(self, message: str) -> Problem:
@@ -313,6 +319,17 @@ def coerce_fields(
         else:
             values[name] = value
     return values, problems
+
+
+def beyond(found: Sequence[Problem], more: Sequence[Problem]) -> list[Problem]:
+    """``more``'s problems on columns ``found`` has not already reported.
+
+    A record builder sees a bad cell as missing (``tokens`` of -1 is left out
+    of the typed values), so without this the cell would be reported twice:
+    once as bad, once as blank.
+    """
+    reported = {p.about for p in found}
+    return [p for p in more if p.about is None or p.about not in reported]
 
 
 # ---------------------------------------------------------------- records
@@ -916,16 +933,18 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
 
     # Problems come out sheet by sheet, in the workbook's order.
     gpus, gpu_names, gpu_rows = _records(file, gpu_table, GPUS, build_gpu, "gpu", problems)
-    offers = _offers(file, price_table, gpu_names, problems)
+    gpus_known = _checkable(gpu_names, gpu_table, "gpu")
+    offers = _offers(file, price_table, gpus_known, problems)
     problems.extend(_tdp_needed(gpus, gpu_rows, offers))
     workloads, workload_names, workload_rows = _records(
         file, workload_table, WORKLOADS, build_workload, "workload", problems
     )
+    workloads_known = _checkable(workload_names, workload_table, "workload")
     measurements, measurement_rows = _measurements(
-        file, throughput_table, workloads, workload_names, gpu_names, problems
+        file, throughput_table, workloads, workloads_known, gpus_known, problems
     )
     scenarios, scenario_names = _scenarios(
-        file, scenario_table, gpu_names, workload_names, problems
+        file, scenario_table, gpus_known, workloads_known, problems
     )
     assumptions = _assumptions(file, assumption_table, problems)
     data = WorkbookData(
@@ -1067,10 +1086,24 @@ def _records(
             names.add(name)
             rows[name] = where
         record, more = build(typed, where)
-        problems.extend(more)
+        problems.extend(beyond(found, more))
         if record is not None and not found:
             built.append(record)
     return tuple(built), names, rows
+
+
+# Names of a sheet, or None when the sheet or its name column is missing:
+# that is reported once, and references to the sheet are then not checked
+# (every row would otherwise repeat it as "not a name in sheet GPUs").
+Names = AbstractSet[str] | None
+
+
+def _unknown(name: str, known: Names) -> bool:
+    return known is not None and name not in known
+
+
+def _checkable(names: AbstractSet[str], table: SheetTable | None, key: str) -> Names:
+    return names if table is not None and key in table.columns else None
 
 
 def _unknown_reference(
@@ -1085,14 +1118,14 @@ def _unknown_reference(
 
 
 def _offers(
-    file: str, table: SheetTable | None, gpu_names: set[str], problems: list[Problem]
+    file: str, table: SheetTable | None, gpu_names: Names, problems: list[Problem]
 ) -> tuple[Offer, ...]:
     offers = []
     counts: dict[tuple[str, str], int] = {}
     for where, typed, found in _rows(file, table, PRICES):
         bad = list(found)
-        if "gpu" in typed and typed["gpu"] not in gpu_names:
-            bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names))
+        if "gpu" in typed and _unknown(typed["gpu"], gpu_names):
+            bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names or ()))
         if bad:
             problems.extend(bad)
             continue
@@ -1108,8 +1141,8 @@ def _measurements(
     file: str,
     table: SheetTable | None,
     workloads: Sequence[Workload],
-    workload_names: set[str],
-    gpu_names: set[str],
+    workload_names: Names,
+    gpu_names: Names,
     problems: list[Problem],
 ) -> tuple[tuple[Measurement, ...], dict[tuple[str, str], SheetRow]]:
     kinds = {w.name: w.kind for w in workloads}
@@ -1118,16 +1151,20 @@ def _measurements(
     for where, typed, found in _rows(file, table, THROUGHPUT):
         bad = list(found)
         w, g = typed.get("workload"), typed.get("gpu")
-        if w is not None and w not in workload_names:
-            bad.append(_unknown_reference(where, "workload", w, "Workloads", workload_names))
-        if g is not None and g not in gpu_names:
-            bad.append(_unknown_reference(where, "gpu", g, "GPUs", gpu_names))
+        if w is not None and _unknown(w, workload_names):
+            bad.append(_unknown_reference(where, "workload", w, "Workloads", workload_names or ()))
+        if g is not None and _unknown(g, gpu_names):
+            bad.append(_unknown_reference(where, "gpu", g, "GPUs", gpu_names or ()))
         if w is not None and g is not None:
             first = rows.get((w, g))
             if first is not None:
                 bad.append(
-                    where.whole(
-                        f"duplicate measurement of workload {w!r} on GPU {g!r} (first in row {first.row})"
+                    where.at(
+                        "gpu",
+                        f"duplicate measurement of workload {w!r} on this GPU type "
+                        f"(first in row {first.row})",
+                        g,
+                        "one Throughput row per workload and GPU type",
                     )
                 )
             else:
@@ -1178,28 +1215,55 @@ def _tdp_needed(
     ]
 
 
+def _scenario_header_problems(file: str, table: SheetTable) -> list[Problem]:
+    """Scenarios columns that would be silently ignored: unknown names, or values without one.
+
+    Every other sheet ignores extra columns; here an unknown column is most
+    likely a mistyped Assumptions key, and a column with values but no name
+    (blank, or only "(notes)") would be ignored just the same.
+    """
+    allowed = {c.name for c in SCENARIOS.columns} | set(ASSUMPTION_KEYS)
+    width = max([len(table.header), *(len(values) for _, values in table.rows)])
+    problems = []
+    for index in range(width):
+        header = table.header[index] if index < len(table.header) else ""
+        letter = column_letter(index)
+        if header:
+            if header in allowed:
+                continue
+            message = f"unknown column {header!r}{suggestion(header, allowed)}"
+            expected = "a scenario field or an Assumptions key"
+        else:
+            used = [r for r, row in table.rows if index < len(row) and not is_blank(row[index])]
+            if not used:
+                continue
+            message = (
+                f"column {letter} has values (first in row {used[0]}) but no name in its header"
+            )
+            expected = "a scenario field or an Assumptions key as the header"
+        problems.append(
+            Problem(
+                file=file,
+                sheet=table.name,
+                row=1,
+                cell=f"{letter}1",
+                message=message,
+                expected=expected,
+            )
+        )
+    return problems
+
+
 def _scenarios(
     file: str,
     table: SheetTable | None,
-    gpu_names: set[str],
-    workload_names: set[str],
+    gpu_names: Names,
+    workload_names: Names,
     problems: list[Problem],
 ) -> tuple[tuple[ScenarioRow, ...], frozenset[str]]:
     if table is None:
         return (), frozenset()
-    allowed = {c.name for c in SCENARIOS.columns} | set(ASSUMPTION_KEYS)
-    for index, header in enumerate(table.header):
-        if header and header not in allowed:
-            problems.append(
-                Problem(
-                    file=file,
-                    sheet=table.name,
-                    row=1,
-                    cell=f"{column_letter(index)}1",
-                    message=f"unknown column {header!r}{suggestion(header, allowed)}",
-                    expected="a scenario field or an Assumptions key",
-                )
-            )
+    problems.extend(_scenario_header_problems(file, table))
     specs = {**SPECS[SCENARIOS.name], **ASSUMPTION_SPECS}
     rows = []
     seen: dict[str, SheetRow] = {}
@@ -1227,9 +1291,9 @@ def _scenarios(
             ("exclude_gpus", gpu_names, "GPUs"),
         ):
             bad.extend(
-                _unknown_reference(where, column, n, sheet, known)
+                _unknown_reference(where, column, n, sheet, known or ())
                 for n in typed.get(column, ())
-                if n not in known
+                if _unknown(n, known)
             )
         problems.extend(bad)
         if name is not None and not bad:

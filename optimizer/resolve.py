@@ -187,10 +187,13 @@ def window_problems(
     return problems
 
 
-def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[str, ...]:
-    """GPU types of the scenario where ``workload`` has neither measured memory nor measured speed.
+def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[tuple[str, str], ...]:
+    """``(gpu, what is not measured)`` for the scenario's GPU types where ``workload`` needs ``params_b``.
 
-    There the estimator needs ``params_b``; empty when it is given.
+    The estimator needs ``params_b`` on a type unless both the memory and the
+    speed of the workload are measured there; what is missing is
+    ``"memory"``, ``"speed"`` or ``"memory and speed"``. Empty when
+    ``params_b`` is given.
     """
     if workload.params_b is not None:
         return ()
@@ -203,24 +206,48 @@ def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[str, ..
             if workload.kind is Kind.REALTIME_INFERENCE
             else m.gpu_hours is not None
         )
-        if not (memory and speed):
-            missing.append(gpu.name)
+        lacking = [part for part, given in (("memory", memory), ("speed", speed)) if not given]
+        if lacking:
+            missing.append((gpu.name, " and ".join(lacking)))
     return tuple(missing)
 
 
+def _params_message(workload: Workload, missing: Sequence[tuple[str, str]]) -> str:
+    """The params_b message: which figure is not measured, for each group of GPU types."""
+    speed_column = (
+        "tokens_per_second_per_replica" if workload.kind is Kind.REALTIME_INFERENCE else "gpu_hours"
+    )
+    figures = {
+        "memory": "memory (vram_gb, or gpus_per_replica in Throughput)",
+        "speed": f"speed ({speed_column} in Throughput)",
+        "memory and speed": (
+            f"memory (vram_gb, or gpus_per_replica in Throughput) and speed ({speed_column})"
+        ),
+    }
+    groups: dict[str, list[str]] = {}
+    for gpu, lacking in missing:
+        groups.setdefault(lacking, []).append(gpu)
+    parts = [
+        f"GPU type{'s' if len(gpus) > 1 else ''} {', '.join(gpus)} "
+        f"{'have' if len(gpus) > 1 else 'has'} no measured {figures[lacking]}"
+        for lacking, gpus in groups.items()
+    ]
+    return f"is blank, and {'; '.join(parts)} for workload {workload.name!r}"
+
+
 def _params_problems(
-    needs: Mapping[tuple[str, tuple[str, ...]], list[str]], wheres: Mapping[str, Where]
+    needs: Mapping[tuple[str, tuple[tuple[str, str], ...]], list[str]],
+    workloads: Mapping[str, Workload],
+    wheres: Mapping[str, Where],
 ) -> list[Problem]:
     problems = []
-    for (workload, gpus), scenarios in needs.items():
-        where = wheres[workload]
-        figure = "memory (vram_gb or gpus_per_replica) and speed (a Throughput row)"
+    for (name, missing), scenarios in needs.items():
         problems.append(
-            where.at(
+            wheres[name].at(
                 "params_b",
-                f"is blank, and GPU type{'s' if len(gpus) > 1 else ''} {', '.join(gpus)} "
-                f"{'have' if len(gpus) > 1 else 'has'} no measured {figure} for workload {workload!r} "
-                f"(scenario{'s' if len(scenarios) > 1 else ''} {', '.join(scenarios)})",
+                f"{_params_message(workloads[name], missing)} "
+                f"(scenario{'s' if len(scenarios) > 1 else ''} {', '.join(scenarios)}); "
+                "without params_b they cannot be estimated",
                 None,
                 "a number > 0 (billion parameters)",
             )
@@ -353,8 +380,9 @@ def check_scenarios(
             )
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
             built.append((scenario, wheres, settings.origins.get("horizon_months")))
-    needs: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    needs: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
     all_wheres: dict[str, Where] = {}
+    needy: dict[str, Workload] = {}
     for scenario, located, horizon_origin in built:
         problems.extend(window_problems(scenario, located, horizon_origin))
         for w in scenario.workloads:
@@ -362,7 +390,8 @@ def check_scenarios(
             if missing and w.name in located:
                 needs.setdefault((w.name, missing), []).append(scenario.name)
                 all_wheres[w.name] = located[w.name]
-    problems.extend(_params_problems(needs, all_wheres))
+                needy[w.name] = w
+    problems.extend(_params_problems(needs, needy, all_wheres))
     return tuple(s for s, _, _ in built), problems
 
 

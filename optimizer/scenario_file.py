@@ -40,6 +40,7 @@ from optimizer.reader import (
     ASSUMPTION_SPECS,
     SPECS,
     BadValue,
+    beyond,
     build_workload,
     coerce,
     coerce_fields,
@@ -73,6 +74,7 @@ class YamlWhere:
             message=f"{self.context}, {column}: {message}",
             value=value,
             expected=expected,
+            about=column,
         )
 
     def whole(self, message: str) -> Problem:
@@ -289,37 +291,120 @@ def _structure_problems(file: str, root: Node) -> list[Problem]:
 # ---------------------------------------------------------------- reading
 
 
+# What each kind of pydantic error means, in the words of a scenario file.
+_PLAIN: dict[str, str] = {
+    "dict_type": "must be a mapping (key: value, ...)",
+    "model_type": "must be a mapping (key: value, ...)",
+    "model_attributes_type": "must be a mapping (key: value, ...)",
+    "list_type": "must be a list, e.g. [a, b]",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "string_type": "must be text",
+}
+_EXAMPLES: dict[str, str] = {
+    "budget": "e.g. {total: 900000, capex: 300000, monthly: 30000}",
+}
+
+
+def _plain_message(err: Mapping[str, Any], field: str) -> str:
+    kind = str(err["type"])
+    ctx = err.get("ctx") or {}
+    if kind in _PLAIN:
+        example = _EXAMPLES.get(field)
+        if example and _PLAIN[kind].startswith("must be a mapping"):
+            return f"must be a mapping, {example}"
+        return _PLAIN[kind]
+    if kind in ("too_short", "string_too_short"):
+        return (
+            "may not be empty" if isinstance(err.get("input"), str) else "needs at least one entry"
+        )
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {
+            "greater_than_equal": ("ge", "must be at least"),
+            "greater_than": ("gt", "must be more than"),
+            "less_than_equal": ("le", "must be at most"),
+            "less_than": ("lt", "must be less than"),
+        }[kind]
+        return f"{words[1]} {ctx.get(words[0])}"
+    if kind == "literal_error":
+        return "must be one of " + str(ctx.get("expected", "")).replace("'", "").replace(
+            " or ", ", "
+        )
+    # Our own validators' messages are already plain.
+    return str(err["msg"]).removeprefix("Value error, ").replace("Input should be", "must be")
+
+
+def _shown_loc(parts: Sequence[object]) -> str:
+    """``prices.0.multiply`` as ``prices entry 1, multiply``."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, int):
+            out[-1:] = [f"{out[-1]} entry {part + 1}" if out else f"entry {part + 1}"]
+        else:
+            out.append(str(part))
+    return ", ".join(out)
+
+
+def _container(label: str | None, inner: Sequence[object], loc: Sequence[object]) -> str:
+    """Where the last part of ``loc`` sits: the scenario's label and the path inside it."""
+    if label is None:
+        return _shown_loc(loc[:-1])
+    return ", ".join(p for p in (label, _shown_loc(inner[:-1])) if p)
+
+
 def _pydantic_problems(
-    file: str, root: Node, error: ValidationError, prefix: tuple[object, ...] = ()
+    file: str,
+    root: Node,
+    error: ValidationError,
+    prefix: tuple[object, ...] = (),
+    label: str | None = None,
 ) -> list[Problem]:
+    """Problems for pydantic's errors, located by line; ``label`` names the scenario at ``prefix``."""
     problems = []
     for err in error.errors():
         loc = (*prefix, *err["loc"])
-        path = ".".join(str(p) for p in loc) or "the file"
+        inner = tuple(err["loc"])
+        if label is not None:
+            path = ", ".join(p for p in (label, _shown_loc(inner)) if p)
+        else:
+            path = _shown_loc(loc) or "the file"
         if err["type"] == "extra_forbidden":
             key = str(loc[-1])
             model = _MODELS.get(tuple(str(p) for p in loc[:-1] if not isinstance(p, int)))
             allowed = list(model.model_fields) if model else []
+            container = _container(label, inner, loc) or "the file"
             problems.append(
                 Problem(
                     file=file,
                     row=_line_at(root, loc, key=True),
-                    message=f"unknown key {key!r} in {'.'.join(str(p) for p in loc[:-1]) or 'the file'}{suggestion(key, allowed)}",
+                    message=f"unknown key {key!r} in {container}{suggestion(key, allowed)}",
                     expected=("one of " + ", ".join(allowed)) if allowed else None,
                 )
             )
         elif err["type"] == "missing":
+            container = _container(label, inner, loc)
+            missing = f"key {str(loc[-1])!r} is missing"
             problems.append(
-                Problem(file=file, row=_line_at(root, loc[:-1]), message=f"key {path!r} is missing")
+                Problem(
+                    file=file,
+                    row=_line_at(root, loc[:-1]),
+                    message=f"{container}: {missing}" if container else missing,
+                )
             )
         else:
-            message = str(err["msg"]).removeprefix("Value error, ")
+            field = next((str(p) for p in reversed(loc) if not isinstance(p, int)), "")
             value = err.get("input")
             problems.append(
                 Problem(
                     file=file,
                     row=_line_at(root, loc),
-                    message=f"{path}: {message}",
+                    message=f"{path}: {_plain_message(err, field)}",
                     value=value if isinstance(value, str | int | float | bool) else None,
                 )
             )
@@ -453,7 +538,7 @@ def _scenario(
     try:
         model = ScenarioModel.model_validate(raw)
     except ValidationError as exc:
-        problems.extend(_pydantic_problems(file, root, exc, loc))
+        problems.extend(_pydantic_problems(file, root, exc, loc, label))
     assumptions, found = _assumptions(raw.get("assumptions"), node, where)
     problems.extend(found)
     added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
@@ -585,7 +670,7 @@ def _added_workloads(
             specs, {str(k): v for k, v in entry.items() if str(k) not in nested}, where
         )
         workload, more = build_workload(values, where)
-        problems.extend([*found, *more])
+        problems.extend([*found, *beyond(found, more)])
         if workload is not None and not found and not unknown and not nested:
             if workload.name in wheres:
                 problems.append(

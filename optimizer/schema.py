@@ -429,6 +429,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "fraction of purchase price per year",
         "assumption; vendor support runs 8–20 %",
         fraction=True,
+        at_most_one=True,
     ),
     AssumptionKey("depreciation_months", 36.0, "months", "the guide's 3-year view", positive=True),
     AssumptionKey(
@@ -443,6 +444,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "fraction per year",
         "0 = undiscounted; 0.10 for a present-value view",
         fraction=True,
+        at_most_one=True,
     ),
     AssumptionKey(
         "max_utilization",

@@ -73,6 +73,21 @@ CASES: list[tuple[str, list[Edit], list[str]]] = [
         ],
     ),
     (
+        "workloads cell of commas only",
+        [("Scenarios", 3, "workloads", " , ")],
+        ["sheet Scenarios", "cell E3", "column workloads", "names nothing, only commas"],
+    ),
+    (
+        "maintenance typed as a percent",
+        [("Assumptions", 4, "key", "maintenance_per_year"), ("Assumptions", 4, "value", 8)],
+        ["sheet Assumptions", "cell B4", "must be at most 1", "0.05 is 5 %", "8"],
+    ),
+    (
+        "discount rate typed as a percent",
+        [("Scenarios", 2, "discount_rate", 10)],
+        ["sheet Scenarios", "cell H2", "column discount_rate", "must be at most 1", "10"],
+    ),
+    (
         "bad boolean",
         [("GPUs", 2, "nvlink", "maybe")],
         ["cell F2", "column nvlink", "'maybe'", "TRUE or FALSE"],
@@ -139,7 +154,11 @@ CASES: list[tuple[str, list[Edit], list[str]]] = [
             ("Throughput", 3, "gpu", "H100"),
             ("Throughput", 3, "tokens_per_second_per_replica", None),
         ],
-        ["sheet Throughput", "row 3", "duplicate measurement", "'lora-7b'", "'H100'"],
+        [
+            "sheet Throughput, cell B3, column gpu: duplicate measurement of workload 'lora-7b' "
+            "on this GPU type (first in row 2) (found 'H100'); expected one Throughput row per "
+            "workload and GPU type"
+        ],
     ),
     (
         "unknown gpu in prices",
@@ -306,6 +325,52 @@ def test_every_problem_is_reported_in_one_run(
         assert cell in err
 
 
+@pytest.mark.parametrize(
+    ("row", "column", "value", "message"),
+    [
+        (2, "tokens", -1, "must be more than 0"),
+        (2, "tokens", "many", "not a number"),
+        (3, "tokens_per_second", "fast", "not a number"),
+    ],
+)
+def test_a_bad_needed_cell_is_reported_once_not_also_as_blank(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    row: int,
+    column: str,
+    value: object,
+    message: str,
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply([("Workloads", row, column, value)]))
+    err = _validate_fails(path, capsys)
+    assert err.startswith("1 problem in the input:"), err
+    assert message in err
+    assert "is blank" not in err
+
+
+@pytest.mark.parametrize("header", ["(notes)", None, "  "])
+def test_a_scenarios_column_with_values_but_no_name_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str | None
+) -> None:
+    sheets = valid_sheets()
+    sheets["Scenarios"][0].append(header)
+    sheets["Scenarios"][2].append("cheaper")
+    err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    assert err.startswith("1 problem in the input:")
+    assert (
+        "sheet Scenarios, cell H1: column H has values (first in row 3) but no name in its "
+        "header; expected a scenario field or an Assumptions key as the header"
+    ) in err
+
+
+def test_an_unnamed_empty_scenarios_column_is_ignored(
+    write_workbook: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    sheets["Scenarios"][0].append("(notes)")
+    assert main(["validate", str(write_workbook(sheets))]) == 0
+
+
 def test_valid_workbook_passes_and_prints_the_summary(
     write_workbook: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -335,6 +400,27 @@ def test_missing_required_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "sheet Prices is missing (the workbook has GPUs, Workloads, Throughput, Scenarios, Assumptions)"
         in err
     )
+
+
+@pytest.mark.parametrize(
+    ("sheet", "column", "header"),
+    [("GPUs", 0, "name"), ("Workloads", 0, "name"), ("GPUs", None, None)],
+)
+def test_a_missing_name_column_or_sheet_is_reported_once_not_in_every_reference(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    sheet: str,
+    column: int | None,
+    header: str | None,
+) -> None:
+    sheets = valid_sheets()
+    if column is None:
+        del sheets[sheet]
+    else:
+        sheets[sheet][0][column] = header
+    err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    assert err.startswith("1 problem in the input:"), err
+    assert "not a name in sheet" not in err
 
 
 def test_formula_without_a_saved_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

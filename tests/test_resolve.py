@@ -88,11 +88,27 @@ def test_params_b_not_needed_when_memory_and_speed_are_measured(tmp_path: Path) 
         _scenarios(tmp_path, sheets)
     (problem,) = caught.value.problems
     assert (problem.sheet, problem.cell) == ("Workloads", "C3")
-    assert "GPU type H100 has no measured" in problem.message
-    assert "(scenarios us, eu)" in problem.message
+    assert problem.message == (
+        "is blank, and GPU type H100 has no measured memory (vram_gb, or gpus_per_replica "
+        "in Throughput) and speed (tokens_per_second_per_replica) for workload 'chat-8b' "
+        "(scenarios us, eu); without params_b they cannot be estimated"
+    )
     sheets["Throughput"].append(["chat-8b", "H100", 1, None, 2000])
     resolved = _scenarios(tmp_path, sheets)
     assert resolved["us"].workloads[1].params_b is None
+
+
+def test_params_b_message_says_which_figure_is_not_measured(tmp_path: Path) -> None:
+    # Memory is given on every type (vram_gb); speed is measured on L40S only.
+    sheets = set_cell(valid_sheets(), "Workloads", 3, "params_b", None)
+    set_cell(sheets, "Workloads", 3, "vram_gb", 20)
+    with pytest.raises(InputError) as caught:
+        _scenarios(tmp_path, sheets)
+    (problem,) = caught.value.problems
+    assert "GPU type H100 has no measured speed (tokens_per_second_per_replica in Throughput)" in (
+        problem.message
+    )
+    assert "memory" not in problem.message
 
 
 def test_params_b_checked_only_on_the_scenarios_gpus(tmp_path: Path) -> None:

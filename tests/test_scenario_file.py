@@ -139,7 +139,7 @@ BAD: list[tuple[str, str, list[str]]] = [
         "workbook: input.xlsx\nscenarios:\n  - name: a\n    horizon: 12\n",
         [
             "eu.yaml, line 4",
-            "unknown key 'horizon' in scenarios.0",
+            "unknown key 'horizon' in scenario 'a'",
             "did you mean 'horizon_months'",
         ],
     ),
@@ -148,7 +148,7 @@ BAD: list[tuple[str, str, list[str]]] = [
         "workbook: input.xlsx\nscenarios:\n  - name: a\n    budget:\n      totl: 5\n",
         [
             "eu.yaml, line 5",
-            "unknown key 'totl' in scenarios.0.budget",
+            "unknown key 'totl' in scenario 'a', budget",
             "one of total, capex, monthly",
         ],
     ),
@@ -170,7 +170,44 @@ BAD: list[tuple[str, str, list[str]]] = [
     (
         "wrong type",
         "workbook: input.xlsx\nscenarios:\n  - name: a\n    horizon_months: soon\n",
-        ["eu.yaml, line 4", "scenarios.0.horizon_months", "'soon'"],
+        ["eu.yaml, line 4", "scenario 'a', horizon_months: must be a whole number", "'soon'"],
+    ),
+    (
+        "budget as a number",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    budget: 5000\n",
+        [
+            "eu.yaml, line 4",
+            "scenario 'a', budget: must be a mapping, e.g. {total: 900000, capex: 300000, "
+            "monthly: 30000} (found 5000)",
+        ],
+    ),
+    (
+        "empty workbook path",
+        'workbook: ""\nscenarios:\n  - name: a\n',
+        ["eu.yaml, line 1", "workbook: may not be empty"],
+    ),
+    (
+        "unknown price option",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    prices:\n      - {gpu: H100, option: bye, multiply: 2}\n",
+        [
+            "eu.yaml, line 5",
+            "scenario 'a', prices entry 1, option: must be one of buy, on_demand, spot, reserved",
+        ],
+    ),
+    (
+        "negative price factor",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    prices:\n      - {gpu: H100, option: buy, multiply: -2}\n",
+        ["eu.yaml, line 5", "scenario 'a', prices entry 1, multiply: must be at least 0"],
+    ),
+    (
+        "workloads not a list",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    workloads: chat-8b\n",
+        ["eu.yaml, line 4", "scenario 'a', workloads: must be a list, e.g. [a, b]"],
+    ),
+    (
+        "scenario without a name",
+        "workbook: input.xlsx\nscenarios:\n  - horizon_months: 3\n",
+        ["eu.yaml, line 3", "scenario 1: key 'name' is missing"],
     ),
     (
         "null horizon",
@@ -236,6 +273,11 @@ BAD: list[tuple[str, str, list[str]]] = [
         "added workload missing tokens",
         "workbook: input.xlsx\nscenarios:\n  - name: a\n    add_workloads:\n      - {workload: w, kind: pretraining, params_b: 1}\n",
         ["eu.yaml, line 5", "tokens: is blank; a pretraining workload needs"],
+    ),
+    (
+        "added workload with bad tokens",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    add_workloads:\n      - {workload: w, kind: pretraining, params_b: 1, tokens: -5}\n",
+        ["1 problem", "eu.yaml, line 5", "tokens: must be more than 0"],
     ),
     (
         "added workload unknown key",
