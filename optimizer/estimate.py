@@ -50,7 +50,15 @@ INFERENCE_FLOPS_PER_PARAM_TOKEN = 2.0
 
 
 class _NotAllowed(Exception):
-    """Internal: the pair cannot run; the message says why, in numbers."""
+    """Internal: the pair cannot run; the message says why, in numbers.
+
+    ``latency_ms`` carries the batch-1 decode latency when it was computed
+    (a pair ruled out by its latency target still reports it).
+    """
+
+    def __init__(self, reason: str, latency_ms: float | None = None) -> None:
+        super().__init__(reason)
+        self.latency_ms = latency_ms
 
 
 @dataclass(frozen=True)
@@ -264,7 +272,7 @@ def estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEstim
             gpus_per_replica=k,
             gpu_hours=None,
             tokens_per_second_per_replica=None,
-            latency_ms=None,
+            latency_ms=why.latency_ms,
             source=source,
         )
 
@@ -287,7 +295,8 @@ def _realtime_estimate(
     if target is not None and step1_ms > target:
         raise _NotAllowed(
             f"batch-1 decode takes {step1_ms:,.1f} ms per token on {k} × {gpu.name},"
-            f" above the {target:g} ms target"
+            f" above the {target:g} ms target",
+            latency_ms=step1_ms,
         )
     batch = largest_batch(decode, memory_batch, target)
     capacity = batch / decode.step_seconds(batch)

@@ -208,6 +208,8 @@ def test_decode_above_the_latency_target_is_not_allowed_with_numbers() -> None:
     est = _one(chat, L4)
     assert not est.allowed
     assert est.reason == "batch-1 decode takes 78.7 ms per token on 1 × L4, above the 50 ms target"
+    # The results' latency_ms column still shows step(1), the number the reason quotes.
+    assert est.latency_ms == pytest.approx((16e9 + 536_870_912) / 210e9 * 1000.0)
 
 
 def test_405b_at_bf16_does_not_fit_one_server_of_h100() -> None:
