@@ -336,6 +336,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from optimizer.inputs import load_input
 
     loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
+    _check_unique_names(
+        [
+            (path, [s.name for s in item.scenarios])
+            for path, item in zip(args.inputs, loaded, strict=True)
+        ]
+    )
     inputs = [f for item in loaded for f in item.files]
     written = _output_path(args.output or _default_output(args.inputs[0], "comparison"), inputs)
     settings = _solver_settings(args, progress=False)
@@ -345,22 +351,31 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             item.scenarios, settings, quiet=False, jobs=args.jobs, with_extras=False
         )
         plans.extend(solved)
-    _check_unique_names(plans)
     _write(write_comparison, written, plans)
     print(comparison_table(plans))
     print(f"wrote {written}")
     return 0 if all(p.status.has_plan for p in plans) else 1
 
 
-def _check_unique_names(plans: Sequence[Plan]) -> None:
-    seen: set[str] = set()
-    for plan in plans:
-        if plan.name in seen:
-            raise InputError(
-                f"usage: two inputs both have a scenario named {plan.name!r}; "
-                "rename one so the comparison columns can be told apart"
+def _check_unique_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> None:
+    """Before any solve: the comparison's columns are scenario names, so no two may clash."""
+    first: dict[str, Path] = {}
+    problems = []
+    for path, names in inputs:
+        for name in names:
+            earlier = first.get(name.lower())
+            if earlier is None:
+                first[name.lower()] = path
+                continue
+            problems.append(
+                Problem(
+                    file=str(path),
+                    message=f"usage: scenario {name!r} is also in {earlier}; rename one so the "
+                    "comparison's columns can be told apart",
+                )
             )
-        seen.add(plan.name)
+    if problems:
+        raise InputError(problems)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:

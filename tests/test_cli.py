@@ -336,3 +336,23 @@ def test_a_write_that_fails_late_is_a_clear_error_without_traceback(
     err = capsys.readouterr().err
     assert "cannot write" in err and "Permission denied" in err
     assert "Traceback" not in err
+
+
+def test_compare_refuses_clashing_scenario_names_before_solving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    first, second = tmp_path / "a.xlsx", tmp_path / "b.xlsx"
+    shutil.copy(EXAMPLE, first)
+    shutil.copy(EXAMPLE, second)
+    code = main(["compare", str(first), str(second), "--output", str(tmp_path / "c.xlsx")])
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (2, "")
+    assert captured.err.startswith("3 problems in the input:")
+    assert (
+        f"b.xlsx: usage: scenario 'us-baseline' is also in {first}; rename one so the "
+        "comparison's columns can be told apart"
+    ) in captured.err
+    assert "solving" not in captured.err  # refused before any solve started
+    assert not (tmp_path / "c.xlsx").exists()
