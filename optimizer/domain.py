@@ -209,6 +209,8 @@ class Scenario:
     assumption_sources: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     excluded_gpus: tuple[str, ...] = ()
     source_files: tuple[Path, ...] = ()
+    # Warnings about the input files (e.g. a sheet named almost like an optional one).
+    input_warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def gpu(self, name: str) -> Gpu:
         for gpu in self.gpus:

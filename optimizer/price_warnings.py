@@ -3,7 +3,9 @@
 A price of zero is almost always a blank that was typed as 0, and a price
 whose source is years old plans with last generation's market. Neither is an
 input error (both can be deliberate), so they travel with the plan as
-diagnostics and ``gpumix validate`` prints them.
+diagnostics and ``gpumix validate`` prints them. The input's own warnings,
+found while reading it (a sheet named almost like an optional sheet), come
+first in the same list.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ def _where(offer: Offer) -> str:
 
 
 def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
-    """One sentence per offer whose price is zero or whose source looks stale."""
+    """The input's own warnings, then one sentence per offer whose price is zero or looks stale."""
     today = today or date.today()
-    warnings: list[str] = []
+    warnings: list[str] = list(scenario.input_warnings)
     for offer in scenario.offers:
         if offer.price == 0:
             warnings.append(

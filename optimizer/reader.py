@@ -529,6 +529,7 @@ class WorkbookData:
     scenario_names: frozenset[str] = frozenset()
     workload_rows: Mapping[str, SheetRow] = field(default_factory=dict)
     measurement_rows: Mapping[tuple[str, str], SheetRow] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # things to look at that are not errors
 
 
 # ---------------------------------------------------------------- sheets
@@ -961,8 +962,34 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         workload_names=frozenset(workload_names),
         workload_rows={w.name: workload_rows[w.name] for w in workloads},
         measurement_rows=measurement_rows,
+        warnings=tuple(_near_miss_sheets(file, names)),
     )
     return data, problems
+
+
+def _near_miss_sheets(file: str, names: Sequence[str]) -> list[str]:
+    """Warnings for an optional sheet that is absent while a sheet with a close name is there.
+
+    Extra sheets are ignored and the optional sheets may be absent, so a
+    sheet named ``Scenario`` is not an error; but its rows would be silently
+    replaced by defaults, which a person should hear about.
+    """
+    expected = [GPUS.name, PRICES.name, WORKLOADS.name, THROUGHPUT.name, SCENARIOS.name]
+    expected.append(ASSUMPTIONS_SHEET_NAME)
+    found = {n for e in expected if (n := _find_sheet(names, e)) is not None}
+    others = {n.strip().lower(): n for n in names if n not in found}
+    warnings = []
+    for wanted in (THROUGHPUT.name, SCENARIOS.name, ASSUMPTIONS_SHEET_NAME):
+        if _find_sheet(names, wanted) is not None:
+            continue
+        close = difflib.get_close_matches(wanted.lower(), list(others), n=1, cutoff=0.75)
+        if close:
+            warnings.append(
+                f"warning: {Path(file).name}: sheet {others[close[0]]!r} is not read; the "
+                f"optional sheet {wanted} is absent, so its defaults apply (rename the sheet to "
+                f"{wanted} if it holds those rows)"
+            )
+    return warnings
 
 
 def read_workbook(path: Path) -> WorkbookData:

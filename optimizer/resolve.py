@@ -147,6 +147,7 @@ def build_scenario(
         assumption_sources=dict(settings.assumption_sources),
         excluded_gpus=tuple(settings.exclude_gpus),
         source_files=source_files,
+        input_warnings=workbook.warnings,
     )
 
 

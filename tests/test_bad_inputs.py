@@ -5,6 +5,7 @@ byte-for-byte unchanged."""
 from __future__ import annotations
 
 import datetime
+import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -421,6 +422,37 @@ def test_a_missing_name_column_or_sheet_is_reported_once_not_in_every_reference(
     err = _validate_fails(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
     assert err.startswith("1 problem in the input:"), err
     assert "not a name in sheet" not in err
+
+
+@pytest.mark.parametrize(
+    ("sheet", "typo"), [("Scenarios", "Scenario"), ("Assumptions", "assumption ")]
+)
+def test_a_sheet_named_almost_like_an_optional_sheet_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sheet: str, typo: str
+) -> None:
+    sheets = valid_sheets()
+    sheets[typo] = sheets.pop(sheet)
+    path = write_sheets(tmp_path / "input.xlsx", sheets)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"warning: input.xlsx: sheet {typo!r} is not read; the optional sheet {sheet} is "
+        f"absent, so its defaults apply (rename the sheet to {sheet} if it holds those rows)"
+    ) in out
+    # The plan carries it too, so a result workbook or JSON never hides it.
+    assert main(["solve", str(path), "--json", "--output", str(tmp_path / "r.xlsx")]) == 0
+    (entry, *_) = json.loads(capsys.readouterr().out)["scenarios"]
+    assert any(f"sheet {typo!r} is not read" in d for d in entry["diagnostics"])
+
+
+def test_an_unrelated_extra_sheet_is_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    del sheets["Scenarios"]
+    sheets["Notes"] = [["anything"]]
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    assert "warning" not in capsys.readouterr().out
 
 
 def test_formula_without_a_saved_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
