@@ -178,6 +178,7 @@ class SolverInfo:
     variables: int = 0
     constraints: int = 0
     integers: int = 0
+    bound: float | None = None  # proven lower bound on any plan's cost (HiGHS), when known
 
 
 @dataclass(frozen=True)

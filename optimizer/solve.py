@@ -333,6 +333,7 @@ def _solver_info(built: BuiltModel, run: SolverRun, build_seconds: float) -> Sol
         variables=len(variables),
         constraints=built.problem.numConstraints(),
         integers=sum(1 for v in variables if v.cat == pulp.LpInteger),
+        bound=run.bound,
     )
 
 

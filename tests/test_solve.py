@@ -324,6 +324,10 @@ def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not() -> Non
     if plan.status is SolveStatus.TIME_LIMIT:
         assert plan.gap is not None and plan.gap > 0
         assert "time limit" in plan.diagnostics[0]
+        # The bound the benchmark prints: below the plan by exactly the gap.
+        assert plan.solver is not None and plan.solver.bound is not None
+        assert plan.total_cost is not None
+        assert plan.solver.bound == pytest.approx(plan.total_cost * (1 - plan.gap), rel=1e-6)
     else:
         assert plan.total_cost is None
         assert plan.diagnostics == (
@@ -365,6 +369,8 @@ def test_solver_info_and_plan_are_complete() -> None:
     assert all(set(m.amounts) == set(CostCategory) for m in plan.cash_flow)
     assert [(f.gpu, f.month) for f in plan.fleet] == [("H100", 1), ("H100", 2), ("H100", 3)]
     assert plan.gap == 0.0
+    assert plan.total_cost is not None and plan.solver.bound is not None
+    assert plan.solver.bound == pytest.approx(plan.total_cost, abs=0.01)
     assert {u.offer_id: u.units for u in plan.offer_use} == {
         "H100|buy|1": 0.0,
         "H100|on_demand|1": 3000.0,
