@@ -546,26 +546,34 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.formula(tr, col, f"=SUM({letter}2:{letter}{last + 1})", cached, style)
     note_row = tr + 1
     if plan.cash_out is not None:
-        # Reconciles with the cash flow: what no workload used (idle owned or reserved GPUs).
+        # Reconciles with the cash flow: cost shares carry purchases net of
+        # their credited book value (methodology 2.5), so shares + idle =
+        # cash out - residual credit; what is left is idle owned or reserved GPUs.
         assigned = sum(a.cost for a in plan.assignments)
+        credit = plan.residual_credit or 0.0
         sheet.text(tr + 1, 0, "Cash out of the plan (USD, the Cash flow total)", Style.TEXT)
         sheet.number(tr + 1, 7, plan.cash_out, Style.MONEY)
         sheet.text(
-            tr + 2, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL
+            tr + 2, 0, "Residual credit (USD, book value credited at the horizon)", Style.TEXT
+        )
+        sheet.number(tr + 2, 7, credit, Style.MONEY)
+        sheet.text(
+            tr + 3, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL
         )
         sheet.formula(
-            tr + 2,
+            tr + 3,
             7,
-            f"={a1(tr + 1, 7)}-{a1(tr, 7)}",
-            plan.cash_out - assigned,
+            f"={a1(tr + 1, 7)}-{a1(tr + 2, 7)}-{a1(tr, 7)}",
+            plan.cash_out - credit - assigned,
             Style.TOTAL_MONEY_FORMULA,
         )
-        note_row = tr + 3
+        note_row = tr + 4
     sheet.text(
         note_row,
         0,
         "Cost share: the workload's share, by GPU-hours, of its GPU type's cost that month "
-        "(undiscounted cash).",
+        "(undiscounted cash; a purchase counts as its price less the credited book value, "
+        "spread over the months it is owned).",
         Style.NOTE,
     )
     return sheet

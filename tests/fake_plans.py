@@ -114,7 +114,10 @@ def fake_plan(
         ]
         + [FleetRow("L40S", m, 0, 0, 0, od_hours[m - 1], 0.0, None) for m in (1, 2, 3)]
     )
-    owned_month = [flow[i].amounts[C.PURCHASE] + ENERGY[i] + MAINTENANCE[i] for i in range(3)]
+    # Cost shares carry a purchase net of its credited book value, spread over
+    # the months it is owned (methodology 2.5), as the solver computes them.
+    net_purchase = sum(m.amounts[C.PURCHASE] for m in flow) - RESIDUAL
+    owned_month = [net_purchase / 3 + ENERGY[i] + MAINTENANCE[i] for i in range(3)]
     assignments = tuple(
         [
             AssignmentRow(

@@ -17,7 +17,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from optimizer.cell_text import cell_text
 from optimizer.domain import CostCategory
 from optimizer.result_workbook import write_result_workbook
-from optimizer.results import RunResult, SolveStatus
+from optimizer.results import RunResult, SolverSettings, SolveStatus
 from optimizer.schema import INPUT_SHEET_NAMES
 from optimizer.sheet_names import (
     MAX_SHEET_NAME,
@@ -206,7 +206,10 @@ def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     assert total[0] == "Total" and total[7] == pytest.approx(
         sum(a.cost for a in plan.assignments), abs=CENT
     )
-    assert rows[len(plan.assignments) + 2][7] == pytest.approx(0.0, abs=CENT)  # all assigned
+    credit, unassigned = rows[len(plan.assignments) + 2], rows[len(plan.assignments) + 3]
+    assert credit[7] == pytest.approx(plan.residual_credit, abs=CENT)
+    assert unassigned[0] == "Not assigned to any workload (USD, idle capacity)"
+    assert unassigned[7] == pytest.approx(0.0, abs=CENT)  # all assigned
 
     opts = list(wb["base Options"].iter_rows(min_row=2, values_only=True))
     by_pair = {(r[0], r[1]): r for r in opts}
@@ -353,6 +356,28 @@ def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
     )
     unassigned = rows["Not assigned to any workload (USD, idle capacity)"][7]
     assert unassigned == pytest.approx(idle.cost, abs=CENT)
+
+
+def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
+    # The bundled us-baseline buys GPUs ($1,200 of book value credited) and
+    # leaves some idle: the sheet's unassigned figure is the plan's idle cost.
+    from optimizer.estimate import estimate_pairs
+    from optimizer.inputs import bundled_example, load_input
+    from optimizer.solve import solve_scenario
+
+    (scenario,) = load_input(bundled_example(), ["us-baseline"]).scenarios
+    plan = solve_scenario(scenario, SolverSettings(), estimate_pairs(scenario))
+    assert plan.residual_credit == pytest.approx(1_200.0, abs=CENT)
+    (idle_note,) = [d for d in plan.diagnostics if "idle capacity" in d]
+    wb = _values(_write(tmp_path, fake_run(plan, with_baselines=False)))
+    rows = {r[0]: r for r in wb["us-baseline Assignments"].iter_rows(values_only=True) if r[0]}
+    credit = rows["Residual credit (USD, book value credited at the horizon)"][7]
+    assert credit == pytest.approx(1_200.0, abs=CENT)
+    unassigned = rows["Not assigned to any workload (USD, idle capacity)"][7]
+    assert idle_note == f"${unassigned:,.2f} of idle capacity is not allocated to any workload"
+    assert sum(a.cost for a in plan.assignments) + unassigned == pytest.approx(
+        plan.cash_out - plan.residual_credit, abs=CENT
+    )
 
 
 @settings(max_examples=15, deadline=None)
