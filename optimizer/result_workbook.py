@@ -588,12 +588,29 @@ class _UnitCost:
 
 
 def cheapest_hourly_offer(scenario: Scenario, gpu: str, spot_ok: bool) -> Offer | None:
-    """The lowest-priced on-demand or reserved offer (spot too when the work may be interrupted)."""
+    """The lowest-priced on-demand or reserved offer (spot too when the work may be interrupted).
+
+    Only offers the plan could take: available within the horizon, and a
+    reservation whose whole term fits in it (model.md, Reservations).
+    """
     allowed = {OfferOption.ON_DEMAND, OfferOption.RESERVED} | (
         {OfferOption.SPOT} if spot_ok else set()
     )
-    offers = [o for o in scenario.offers if o.gpu == gpu and o.option in allowed]
+    T = scenario.horizon_months
+    offers = [
+        o
+        for o in scenario.offers
+        if o.gpu == gpu
+        and o.option in allowed
+        and o.available_from + (o.term_months or 1) - 1 <= T
+    ]
     return min(offers, key=lambda o: o.price, default=None)
+
+
+def _offer_label(offer: Offer) -> str:
+    """``reserved, 12 months (Cloud A)``: option, term, provider (or the offer id)."""
+    term = f", {offer.term_months} months" if offer.option is OfferOption.RESERVED else ""
+    return f"{offer.option.value}{term} ({offer.provider or offer.offer_id})"
 
 
 def _unit_cost(
@@ -689,11 +706,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         )
         if unit_cost is not None:
             sheet.number(r, 10, unit_cost.offer.price, Style.MONEY)
-            sheet.text(
-                r,
-                11,
-                f"{unit_cost.offer.option.value} ({unit_cost.offer.provider or unit_cost.offer.offer_id})",
-            )
+            sheet.text(r, 11, _offer_label(unit_cost.offer))
             sheet.formula(r, 12, unit_cost.formula, unit_cost.value, Style.MONEY_FORMULA)
             sheet.text(r, 13, unit_cost.unit)
         if (o.workload, o.gpu) in chosen:

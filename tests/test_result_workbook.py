@@ -26,6 +26,7 @@ from optimizer.sheet_names import (
     excel_length,
     scenario_sheet_names,
 )
+from tests.builders import offer
 from tests.fake_plans import OD_PRICE, fake_plan, fake_run, infeasible_plan
 
 CENT = 0.005
@@ -224,6 +225,24 @@ def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     chat = by_pair[("chat-8b", "H100")]
     assert chat[12] == pytest.approx(1 * 3.15 / (2_345.6789 * 3600) * 1e6, abs=CENT)
     assert by_pair[("lora-7b", "H100")][14] is None
+
+
+def test_options_price_only_offers_the_plan_could_take(tmp_path: Path) -> None:
+    # A 36-month reservation cannot fit a 3-month horizon, and an offer from
+    # month 4 comes too late: the cheapest usable hourly price of the H100 is
+    # a 2-month reservation at $2.20 (the on-demand price is $3.15).
+    plan = fake_plan()
+    late = [
+        offer("H100", "reserved", 1.58, 1, term_months=36, provider="Long Cloud"),
+        offer("H100", "on_demand", 1.00, 2, available_from=4, provider="Later Cloud"),
+        offer("H100", "reserved", 2.20, 2, term_months=2, provider="Short Cloud"),
+    ]
+    scenario = replace(plan.scenario, offers=(*plan.scenario.offers, *late))
+    wb = _values(_write(tmp_path, fake_run(replace(plan, scenario=scenario))))
+    rows = {(r[0], r[1]): r for r in wb["base Options"].iter_rows(min_row=2, values_only=True)}
+    chat = rows[("chat-8b", "H100")]
+    assert chat[10] == pytest.approx(2.20) and chat[11] == "reserved, 2 months (Short Cloud)"
+    assert chat[12] == pytest.approx(1 * 2.20 / (2_345.6789 * 3600) * 1e6, abs=CENT)
 
 
 def test_audit_lists_files_assumptions_and_offers(tmp_path: Path) -> None:
