@@ -600,9 +600,7 @@ def cheapest_hourly_offer(scenario: Scenario, gpu: str, spot_ok: bool) -> Offer 
     offers = [
         o
         for o in scenario.offers
-        if o.gpu == gpu
-        and o.option in allowed
-        and o.available_from + (o.term_months or 1) - 1 <= T
+        if o.gpu == gpu and o.option in allowed and o.available_from + (o.term_months or 1) - 1 <= T
     ]
     return min(offers, key=lambda o: o.price, default=None)
 
