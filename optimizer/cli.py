@@ -353,6 +353,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         plans.extend(solved)
     _write(write_comparison, written, plans)
     print(comparison_table(plans))
+    for plan in plans:
+        if not plan.status.has_plan:
+            print(_plan_line(plan))  # why there is no plan, in words
     print(f"wrote {written}")
     return 0 if all(p.status.has_plan for p in plans) else 1
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
 from optimizer.result_workbook import CATEGORY_LABELS
@@ -32,21 +33,68 @@ _UNIT_STYLE = {
 }
 
 
+CREDIT_LABEL = "Residual credit (USD, undiscounted)"
+
+
+def _discounted(plans: Sequence[Plan]) -> bool:
+    return any(p.scenario.assumptions.discount_rate > 0 for p in plans)
+
+
 def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
-    """(label, one value per plan) for every money row; None where a plan has none."""
+    """(label, one value per plan) for every money row; None where a plan has none.
+
+    The total and the categories are present values when a scenario has a
+    discount rate, and the labels say so: a comparison must not pass a
+    present value off as cash.
+    """
 
     def each(get: Callable[[Plan], float | None]) -> list[float | None]:
         return [get(p) if p.status.has_plan else None for p in plans]
 
+    basis = "present value at each scenario's discount rate" if _discounted(plans) else "cash"
     rows: list[tuple[str, list[float | None]]] = [
-        ("Total cost (USD; the objective)", each(lambda p: p.total_cost)),
+        (f"Total cost (USD, {basis}; the objective)", each(lambda p: p.total_cost)),
         ("Cash out (USD, undiscounted)", each(lambda p: p.cash_out)),
-        ("Residual credit (USD, undiscounted)", each(lambda p: p.residual_credit)),
+        (CREDIT_LABEL, each(lambda p: p.residual_credit)),
     ]
     for category in CostCategory:
         values = [p.costs.get(category, 0.0) if p.status.has_plan else None for p in plans]
-        rows.append((f"{CATEGORY_LABELS[category]} (USD)", values))
+        rows.append((f"{CATEGORY_LABELS[category]} (USD, {basis})", values))
     return rows
+
+
+def _setting_rows(plans: Sequence[Plan]) -> list[tuple[str, list[object], Style]]:
+    """What a reader must know before comparing totals: horizon, discount rate, why no plan.
+
+    (label, one value per plan, the cell style); text for "Why no plan".
+    """
+    rows: list[tuple[str, list[object], Style]] = [
+        ("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER),
+        (
+            "Discount rate (per year)",
+            [p.scenario.assumptions.discount_rate for p in plans],
+            Style.PERCENT,
+        ),
+    ]
+    if not all(p.status.has_plan for p in plans):
+        reasons: list[object] = [
+            "" if p.status.has_plan else "; ".join(p.diagnostics) for p in plans
+        ]
+        rows.append(("Why no plan", reasons, Style.VALUE_TEXT))
+    return rows
+
+
+def _setting_text(value: object, style: Style) -> str:
+    if style is Style.PERCENT and isinstance(value, float):
+        return f"{value:.1%}"
+    return str(value)
+
+
+def _delta_label(label: str) -> str:
+    # A larger credit makes a plan cheaper, unlike every other money row.
+    if label == CREDIT_LABEL:
+        return f"Δ {label[:-1]}; positive = more credit, cheaper)"
+    return f"Δ {label}"
 
 
 def _use_rows(plans: Sequence[Plan]) -> list[tuple[str, OfferOption, list[float | None]]]:
@@ -78,6 +126,14 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
     for j, plan in enumerate(plans):
         sheet.text(1, j + 1, plan.status.value, Style.VALUE_TEXT)
     row = 2
+    for label, settings, style in _setting_rows(plans):
+        sheet.text(row, 0, label, Style.LABEL)
+        for j, value in enumerate(settings):
+            if isinstance(value, str):
+                sheet.text(row, j + 1, value, Style.WRAP)
+            else:
+                sheet.number(row, j + 1, cast(float, value), style)
+        row += 1
     money_at: list[int] = []
     for label, values in _money_rows(plans):
         sheet.text(row, 0, label, Style.LABEL)
@@ -103,7 +159,7 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
         row += 1
         first = plans[0]
         for (label, values), source_row in zip(_money_rows(plans), money_at, strict=True):
-            sheet.text(row, 0, f"Δ {label}", Style.LABEL)
+            sheet.text(row, 0, _delta_label(label), Style.LABEL)
             for j in range(1, len(plans)):
                 base, this = values[0], values[j]
                 if base is not None and this is not None and first.status.has_plan:
@@ -155,6 +211,11 @@ def comparison_table(plans: Sequence[Plan]) -> str:
     """The comparison as fixed-width text for the terminal."""
     lines: list[tuple[str, list[str]]] = [("Scenario", [p.name for p in plans])]
     lines.append(("Status", [p.status.value for p in plans]))
+    lines.extend(
+        (label, [_setting_text(v, style) for v in settings])
+        for label, settings, style in _setting_rows(plans)
+        if label != "Why no plan"  # printed below the table, one sentence per scenario
+    )
     for label, values in _money_rows(plans):
         lines.append((label, [_fmt(v, True) for v in values]))
     for label, _, values in _use_rows(plans):

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import openpyxl
+import pandas as pd
 import pytest
 
 from optimizer.check import check_plan
@@ -356,3 +357,18 @@ def test_compare_refuses_clashing_scenario_names_before_solving(
     ) in captured.err
     assert "solving" not in captured.err  # refused before any solve started
     assert not (tmp_path / "c.xlsx").exists()
+
+
+def test_compare_says_why_a_scenario_has_no_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = example_variant(tmp_path, "short", "    budget: {capex: 1000}\n    allow_rent: false\n")
+    cheap = example_variant(tmp_path, "cheap", "    horizon_months: 12\n")
+    out = tmp_path / "c.xlsx"
+    assert main(["compare", str(cheap), str(short), "--output", str(out)]) == 1
+    printed = capsys.readouterr().out
+    line = next(x for x in printed.splitlines() if x.startswith("short: infeasible — "))
+    assert "capex budget short by $" in line
+    frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
+    assert "capex budget short by $" in frame.loc["Why no plan"]["short"]
+    assert list(frame.loc["Horizon (months)"]) == [12, 36]

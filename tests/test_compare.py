@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -28,20 +29,40 @@ def test_numbers_read_back_with_pandas(tmp_path: Path) -> None:
     frame = _read(path)
     assert list(frame.columns) == ["a", "b", "c"]
     assert list(frame.loc["Status"]) == ["optimal", "optimal", "infeasible"]
-    total = frame.loc["Total cost (USD; the objective)"]
+    assert list(frame.loc["Horizon (months)"]) == [3, 3, 3]
+    assert list(frame.loc["Discount rate (per year)"]) == [0.0, 0.0, 0.0]
+    why = frame.loc["Why no plan"]
+    assert pd.isna(why["a"]) and why["c"] == "; ".join(c.diagnostics) and why["c"]
+    total = frame.loc["Total cost (USD, cash; the objective)"]
     assert total["a"] == pytest.approx(a.total_cost, abs=CENT)
     assert total["b"] == pytest.approx(b.total_cost, abs=CENT)
     assert pd.isna(total["c"])
-    on_demand = frame.loc["On-demand rent (USD)"]
+    on_demand = frame.loc["On-demand rent (USD, cash)"]
     assert on_demand["b"] == pytest.approx(b.costs[CostCategory.ON_DEMAND], abs=CENT)
     assert frame.loc["H100: GPUs bought"]["a"] == 2
     assert frame.loc["L40S: on-demand paid GPU-hours"]["b"] == pytest.approx(601.5)
     assert a.total_cost is not None and b.total_cost is not None
-    delta = frame.loc["Δ Total cost (USD; the objective)"]
+    delta = frame.loc["Δ Total cost (USD, cash; the objective)"]
     assert pd.isna(delta["a"]) and pd.isna(delta["c"])
     # b rents twice the L40S hours: 300.75 more hours at $1.55.
     assert delta["b"] == pytest.approx(300.75 * OD_PRICE, abs=CENT)
     assert delta["b"] == pytest.approx(b.total_cost - a.total_cost, abs=CENT)
+    credit = frame.loc["Δ Residual credit (USD, undiscounted; positive = more credit, cheaper)"]
+    assert credit["b"] == pytest.approx(0.0, abs=CENT)
+
+
+def test_present_values_are_labelled_as_such(tmp_path: Path) -> None:
+    a = fake_plan("a")
+    discounted = replace(a.scenario, assumptions=replace(a.scenario.assumptions, discount_rate=0.1))
+    b = replace(fake_plan("b"), scenario=discounted)
+    path = tmp_path / "comparison.xlsx"
+    write_comparison(path, [a, b])
+    frame = _read(path)
+    assert list(frame.loc["Discount rate (per year)"]) == [0.0, 0.1]
+    label = "Total cost (USD, present value at each scenario's discount rate; the objective)"
+    assert frame.loc[label]["a"] == pytest.approx(a.total_cost, abs=CENT)
+    assert "Purchase (capex) (USD, present value at each scenario's discount rate)" in frame.index
+    assert "Cash out (USD, undiscounted)" in frame.index
 
 
 def test_differences_are_live_formulas_and_there_is_a_chart(tmp_path: Path) -> None:
@@ -54,7 +75,7 @@ def test_differences_are_live_formulas_and_there_is_a_chart(tmp_path: Path) -> N
         for c in row
         if isinstance(c.value, str) and c.value.startswith("=")
     ]
-    assert "=C3-B3" in formulas
+    assert "=C5-B5" in formulas  # total cost, below status, horizon and discount rate
     with zipfile.ZipFile(path) as z:
         assert any(n.startswith("xl/charts/chart") for n in z.namelist())
 
