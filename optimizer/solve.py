@@ -16,7 +16,7 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pulp
@@ -87,8 +87,11 @@ def solve_scenario(
     info = _solver_info(built, run, build_seconds)
 
     if run.status is SolveStatus.INFEASIBLE:
+        # The elastic re-solves minimise weighted shortfall, not dollars: their
+        # progress lines ("best plan $268.50") would read as a plan's cost.
+        quiet = replace(settings, progress=False)
         explained = diagnose.explain_infeasible(
-            scenario, options, lambda model: run_solver(model.problem, settings).status
+            scenario, options, lambda model: run_solver(model.problem, quiet).status
         )
         return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, explained, info)
     if not run.status.has_plan:

@@ -420,3 +420,27 @@ def test_solves_with_different_thread_counts_in_one_process() -> None:
         plan = solve_checked(s, SolverSettings(threads=threads))
         assert plan.status is SolveStatus.OPTIMAL
         assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * 270 * 12, abs=0.005)
+
+
+def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Their objective is weighted shortfall, which a progress line would show as "best plan $".
+    import optimizer.solve
+
+    real = optimizer.solve.run_solver
+    progress_flags: list[bool] = []
+
+    def recording(problem: object, settings: SolverSettings) -> object:
+        progress_flags.append(settings.progress)
+        return real(problem, settings)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(optimizer.solve, "run_solver", recording)
+    s = batch_on_h100(
+        H, 12, offer("H100", "buy", 25_000.0), budget_capex=20_000.0
+    )  # nothing to rent, and one H100 costs more than the budget
+    plan = optimizer.solve.solve_scenario(s, SolverSettings(progress=True))
+    assert plan.status is SolveStatus.INFEASIBLE
+    assert any("capex budget short by $5,000" in d for d in plan.diagnostics)
+    assert progress_flags[0] is True and len(progress_flags) > 1
+    assert not any(progress_flags[1:])
