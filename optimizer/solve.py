@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
+import tempfile
 import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pulp
@@ -180,13 +183,10 @@ class _Progress:
         )
 
 
-def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
-    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome."""
-    started = time.perf_counter()
-    if not problem.variables():
-        # Nothing to decide (no workload needs anything): the empty plan is optimal.
-        return SolverRun(SolveStatus.OPTIMAL, 0.0, 0.0, settings.solver, "-")
-    if settings.solver == "cbc":
+def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+    """CBC through PuLP; the proven bound is read from CBC's log, which PuLP does not return."""
+    with tempfile.TemporaryDirectory(prefix="gpumix-cbc-") as folder:
+        log = Path(folder) / "cbc.log"
         # PuLP 3.3 warns that PULP_CBC_CMD (the CBC bundled with PuLP) goes away
         # in 4.0; it is still the CBC every install has, so silence that notice.
         with warnings.catch_warnings():
@@ -196,18 +196,60 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
                 timeLimit=settings.time_limit,
                 gapRel=settings.gap,
                 threads=settings.threads,
+                logPath=str(log),
             )
         problem.solve(cbc)
-        seconds = time.perf_counter() - started
-        status = _solve_status(None, problem.status, problem.sol_status, None)
-        return SolverRun(
-            status=status,
-            gap=0.0 if status is SolveStatus.OPTIMAL else None,
-            seconds=seconds,
-            name="CBC",
-            version=_cbc_version(),
-            message=_message(status, "CBC", settings),
-        )
+        log_text = log.read_text(errors="replace") if log.exists() else ""
+    seconds = time.perf_counter() - started
+    status = _solve_status(None, problem.status, problem.sol_status, None)
+    gap: float | None = None
+    bound: float | None = None
+    if status.has_plan:
+        objective = pulp.value(problem.objective)
+        bound = cbc_lower_bound(log_text, objective, status)
+        if bound is not None and objective:
+            # HiGHS's convention (plan - bound) / plan, so both solvers report alike.
+            gap = max(0.0, (objective - bound) / abs(objective))
+    return SolverRun(
+        status=status,
+        gap=gap if gap is not None or status is not SolveStatus.OPTIMAL else 0.0,
+        seconds=seconds,
+        name="CBC",
+        version=_cbc_version(),
+        message=_message(status, "CBC", settings),
+        bound=bound,
+    )
+
+
+_CBC_BOUND = re.compile(r"^Lower bound:\s*(\S+)", re.MULTILINE)
+
+
+def cbc_lower_bound(log_text: str, objective: float | None, status: SolveStatus) -> float | None:
+    """The proven lower bound in CBC's log ("Lower bound: ..."), or None when it says none.
+
+    CBC prints the line only when the search stopped short of proof (gap
+    tolerance or time limit); a run that proved its plan optimal prints no
+    bound, and then the bound is the plan's own cost.
+    """
+    found = _CBC_BOUND.findall(log_text)
+    if found:
+        try:
+            return float(found[-1])
+        except ValueError:
+            return None
+    if status is SolveStatus.OPTIMAL and "Result - Optimal solution found" in log_text:
+        return objective
+    return None
+
+
+def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
+    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome."""
+    started = time.perf_counter()
+    if not problem.variables():
+        # Nothing to decide (no workload needs anything): the empty plan is optimal.
+        return SolverRun(SolveStatus.OPTIMAL, 0.0, 0.0, settings.solver, "-")
+    if settings.solver == "cbc":
+        return _run_cbc(problem, settings, started)
     if settings.solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use 'highs' or 'cbc')")
 

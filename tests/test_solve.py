@@ -444,3 +444,43 @@ def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
     assert any("capex budget short by $5,000" in d for d in plan.diagnostics)
     assert progress_flags[0] is True and len(progress_flags) > 1
     assert not any(progress_flags[1:])
+
+
+@pytest.mark.parametrize(
+    ("log", "status", "expected"),
+    [
+        (
+            "Result - Stopped on time limit\n\nObjective value: 208919.57\n"
+            "Lower bound:                    189808.921\nGap: 0.10\n",
+            SolveStatus.TIME_LIMIT,
+            189_808.921,
+        ),
+        ("Result - Optimal solution found\n\nObjective value: 100.5\n", SolveStatus.OPTIMAL, 100.5),
+        ("", SolveStatus.TIME_LIMIT, None),
+        ("Lower bound: nan-ish\n", SolveStatus.TIME_LIMIT, None),
+    ],
+)
+def test_cbc_bound_is_read_from_its_log(
+    log: str, status: SolveStatus, expected: float | None
+) -> None:
+    from optimizer.solve import cbc_lower_bound
+
+    assert cbc_lower_bound(log, 100.5, status) == expected
+
+
+def test_cbc_reports_its_proven_gap_like_highs() -> None:
+    # The bundled europe scenario costs $191,877.03 at the optimum. With a 30 %
+    # tolerance CBC stops early: the plan says how far it may be from the best.
+    from optimizer.inputs import bundled_example, load_input
+
+    (europe,) = load_input(bundled_example(), ["europe"]).scenarios
+    plan = solve_checked(europe, SolverSettings(solver="cbc", gap=0.3))
+    assert plan.status is SolveStatus.OPTIMAL and plan.total_cost is not None
+    assert plan.solver is not None and plan.solver.bound is not None
+    assert plan.solver.bound <= 191_877.03 <= plan.total_cost + 0.005
+    if plan.total_cost > 191_877.04:  # stopped short of the optimum: it must say so
+        proven = (plan.total_cost - plan.solver.bound) / plan.total_cost
+        assert (
+            f"optimal within the gap tolerance 0.3: proven gap {proven:.4%}"
+            in (plan.diagnostics[0])
+        )
