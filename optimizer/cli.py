@@ -21,7 +21,7 @@ from xlsxwriter.exceptions import XlsxWriterException
 from optimizer import __version__
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem
-from optimizer.price_warnings import price_warnings
+from optimizer.price_warnings import scenario_warnings
 from optimizer.results import Plan, RunResult, SolverSettings
 
 
@@ -63,20 +63,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="print one JSON object with every result on standard output",
     )
     solve.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    solve.add_argument("--solver", choices=["highs", "cbc"], default="highs")
-    solve.add_argument(
-        "--time-limit",
-        type=float,
-        metavar="SECONDS",
-        help="stop each solve after this long and report the proven gap",
-    )
-    solve.add_argument(
-        "--gap",
-        type=float,
-        metavar="FRACTION",
-        default=1e-6,
-        help="relative MIP gap accepted as optimal (default 1e-6)",
-    )
+    _add_solver_flags(solve)
     solve.add_argument(
         "--in-place",
         action="store_true",
@@ -90,35 +77,102 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     compare = sub.add_parser("compare", help="solve scenarios and lay them side by side")
-    compare.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
-    compare.add_argument("--output", type=Path, metavar="OUT.xlsx")
+    compare.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="INPUT",
+        help="workbooks (.xlsx) or scenario files (.yaml); every scenario of each is compared",
+    )
+    compare.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help="comparison workbook (default: <first input name>-comparison.xlsx here)",
+    )
     compare.add_argument("--jobs", type=int, metavar="N", help="scenarios solved at once")
+    _add_solver_flags(compare)
 
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
-    template.add_argument("output", type=Path, metavar="OUT.xlsx")
+    template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
 
     validate = sub.add_parser(
         "validate", help="check inputs (every scenario, after overrides) and print every problem"
     )
-    validate.add_argument("input", nargs="?", type=Path)
+    validate.add_argument(
+        "input",
+        nargs="?",
+        type=Path,
+        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
+    )
 
     breakeven = sub.add_parser("breakeven", help="rent-versus-buy break-even per GPU type")
-    breakeven.add_argument("input", nargs="?", type=Path)
-    breakeven.add_argument("--scenario", metavar="NAME")
-    breakeven.add_argument("--utilization", type=float, default=0.6, metavar="FRACTION")
-    breakeven.add_argument("--output", type=Path, metavar="OUT.xlsx")
+    breakeven.add_argument(
+        "input",
+        nargs="?",
+        type=Path,
+        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
+    )
+    breakeven.add_argument(
+        "--scenario", metavar="NAME", help="the scenario whose prices and assumptions are used"
+    )
+    breakeven.add_argument(
+        "--utilization",
+        type=float,
+        default=0.6,
+        metavar="FRACTION",
+        help="share of hours a bought GPU works (default 0.6, i.e. 60 %%)",
+    )
+    breakeven.add_argument(
+        "--output", type=Path, metavar="OUT.xlsx", help="also write the table as a workbook"
+    )
 
     sweep = sub.add_parser(
         "sweep", help="solve many variants of a scenario and show where the plan changes"
     )
-    sweep.add_argument("input", type=Path)
-    sweep.add_argument("--vary", action="append", required=True, metavar="KEY=START:STOP:POINTS")
-    sweep.add_argument("--scenario", metavar="NAME")
-    sweep.add_argument("--output", type=Path, metavar="OUT.xlsx")
-    sweep.add_argument("--jobs", type=int, default=None, metavar="N")
+    sweep.add_argument("input", type=Path, help="workbook (.xlsx) or scenario file (.yaml)")
+    sweep.add_argument(
+        "--vary",
+        action="append",
+        required=True,
+        metavar="KEY=START:STOP:POINTS",
+        help="a parameter and its grid (repeat once for a two-way sweep)",
+    )
+    sweep.add_argument("--scenario", metavar="NAME", help="the scenario to vary")
+    sweep.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help="sweep workbook (default: <input name>-sweep.xlsx here)",
+    )
+    sweep.add_argument("--jobs", type=int, default=None, metavar="N", help="variants at once")
     sweep.add_argument("--scheduler", metavar="ADDRESS", help="run the variants on a Dask cluster")
-    sweep.add_argument("--quiet", action="store_true")
+    sweep.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_solver_flags(sweep)
     return parser
+
+
+def _add_solver_flags(command: argparse.ArgumentParser) -> None:
+    """--solver, --time-limit and --gap: the same for every command that solves."""
+    command.add_argument(
+        "--solver",
+        choices=["highs", "cbc"],
+        default="highs",
+        help="MILP solver (default highs; cbc is PuLP's bundled CBC)",
+    )
+    command.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="stop each solve after this long and report the proven gap",
+    )
+    command.add_argument(
+        "--gap",
+        type=float,
+        metavar="FRACTION",
+        default=1e-6,
+        help="relative MIP gap accepted as optimal (default 1e-6)",
+    )
 
 
 def _solver_settings(
@@ -217,7 +271,7 @@ def _scenario_job(
 
     _say(quiet, f"solving {scenario.name} ...")
     plan = solve_and_verify(scenario, settings)
-    warnings = price_warnings(scenario)
+    warnings = scenario_warnings(scenario)
     if warnings:
         plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
     seconds = plan.solver.seconds if plan.solver else 0.0
@@ -381,17 +435,27 @@ def _check_unique_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> None:
         raise InputError(problems)
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from optimizer.inputs import load_input
 
     loaded = load_input(args.input)
     names = ", ".join(s.name for s in loaded.scenarios)
-    print(
-        f"{loaded.files[0].name}: OK — {loaded.gpu_count} GPU types, {loaded.offer_count} offers, "
-        f"{loaded.workload_count} workloads, {len(loaded.scenarios)} scenarios ({names})"
+    counts = ", ".join(
+        _count(n, word)
+        for n, word in (
+            (loaded.gpu_count, "GPU type"),
+            (loaded.offer_count, "offer"),
+            (loaded.workload_count, "workload"),
+            (len(loaded.scenarios), "scenario"),
+        )
     )
+    print(f"{loaded.files[0].name}: OK — {counts} ({names})")
     # The same offer is in every scenario that keeps it: say each warning once.
-    warnings = dict.fromkeys(w for s in loaded.scenarios for w in price_warnings(s))
+    warnings = dict.fromkeys(w for s in loaded.scenarios for w in scenario_warnings(s))
     for warning in warnings:
         print(warning)
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import openpyxl
@@ -372,3 +373,28 @@ def test_compare_says_why_a_scenario_has_no_plan(
     frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
     assert "capex budget short by $" in frame.loc["Why no plan"]["short"]
     assert list(frame.loc["Horizon (months)"]) == [12, 36]
+
+
+@pytest.mark.parametrize("command", ["compare", "sweep"])
+def test_solver_flags_are_checked_by_every_command_that_solves(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [command, str(EXAMPLE), "--gap", "2", "--time-limit", "-1"]
+    if command == "sweep":
+        args += ["--vary", "pue=1.1:1.3:2"]
+    assert main([*args, "--output", str(tmp_path / "o.xlsx")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "usage: --time-limit must be a number of seconds > 0" in captured.err
+    assert "usage: --gap must be a fraction from 0 to below 1" in captured.err
+    assert not (tmp_path / "o.xlsx").exists()
+
+
+def test_compare_solves_with_the_solver_asked_for(
+    tmp_path: Path, write_workbook: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "c.xlsx"
+    assert main(["compare", str(write_workbook()), "--solver", "cbc", "--output", str(out)]) == 0
+    assert "us" in capsys.readouterr().out
+    frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
+    assert list(frame.loc["Status"]) == ["optimal", "optimal"]
