@@ -3,9 +3,9 @@
 A price of zero is almost always a blank that was typed as 0, and a price
 whose source is years old plans with last generation's market. Neither is an
 input error (both can be deliberate), so they travel with the plan as
-diagnostics and ``gpumix validate`` prints them. The input's own warnings,
-found while reading it (a sheet named almost like an optional sheet), come
-first in the same list.
+diagnostics and ``gpumix validate`` prints them. ``scenario_warnings`` puts
+them after the input's own warnings (a sheet named almost like an optional
+sheet) and an empty scenario's.
 """
 
 from __future__ import annotations
@@ -25,10 +25,26 @@ def _where(offer: Offer) -> str:
     return f"{offer.gpu} {offer.option.value} offer{row}"
 
 
+def scenario_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
+    """Everything a person should look at before trusting the scenario's plan.
+
+    The input's own warnings (found while reading it), a scenario that plans
+    nothing (an empty template solves to an "optimal" $0 plan), then the
+    price warnings.
+    """
+    warnings = list(scenario.input_warnings)
+    if not scenario.workloads:
+        warnings.append(
+            f"warning: scenario {scenario.name!r} plans no workloads, so its plan is empty "
+            "(fill in sheet Workloads, or check the scenario's workloads list)"
+        )
+    return [*warnings, *price_warnings(scenario, today)]
+
+
 def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
-    """The input's own warnings, then one sentence per offer whose price is zero or looks stale."""
+    """One sentence per offer whose price is zero or whose source looks stale."""
     today = today or date.today()
-    warnings: list[str] = list(scenario.input_warnings)
+    warnings: list[str] = []
     for offer in scenario.offers:
         if offer.price == 0:
             warnings.append(

@@ -310,3 +310,17 @@ def test_awkward_text_reads_back_unchanged_with_calamine(tmp_path: Path) -> None
     path = _written(tmp_path, {"GPUs": [{"gpu": n, "vram_gb": 1, "fp16_tflops": 1} for n in names]})
     grid = CalamineWorkbook.from_path(str(path)).get_sheet_by_name("GPUs").to_python()
     assert [row[0] for row in grid[1 : len(names) + 1]] == names
+
+
+def test_the_empty_template_validates_with_a_warning_that_it_plans_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.xlsx"
+    assert main(["template", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().out == (
+        "t.xlsx: OK — 0 GPU types, 0 offers, 0 workloads, 1 scenario (base)\n"
+        "warning: scenario 'base' plans no workloads, so its plan is empty (fill in sheet "
+        "Workloads, or check the scenario's workloads list)\n"
+    )
