@@ -485,14 +485,23 @@ def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]
     for index, raw in enumerate(top.scenarios):
         entry, found = _scenario(path, root, index, raw)
         problems.extend(found)
-        if entry is not None:
-            # Case is ignored: result sheets are named after scenarios.
-            first = names.get(entry.name.lower())
+        # Names are compared even for entries with problems of their own, so a
+        # clash is reported in the same run. Case is ignored: result sheets are
+        # named after scenarios.
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if isinstance(name, str) and name:
+            line = _entry_line(root, index)
+            first = names.get(name.lower())
             if first is not None:
                 problems.append(
-                    entry.where.whole(f"scenario name used twice (first on line {first})")
+                    Problem(
+                        file=file,
+                        row=line,
+                        message=f"scenario {name!r}: scenario name used twice (first on line {first})",
+                    )
                 )
-            names.setdefault(entry.name.lower(), entry.where.line)
+            names.setdefault(name.lower(), line)
+        if entry is not None:
             entries.append(entry)
     _, workbook_node = _child(root, "workbook")
     workbook_where = YamlWhere(file, (workbook_node or root).start_mark.line + 1, "workbook")
@@ -515,14 +524,23 @@ def read_scenario_file(path: Path) -> ScenarioFile:
     return result
 
 
+def _entry_node(root: Node, index: int) -> Node | None:
+    _, scenarios_node = _child(root, "scenarios")
+    return _child(scenarios_node, index)[1] if scenarios_node is not None else None
+
+
+def _entry_line(root: Node, index: int) -> int:
+    node = _entry_node(root, index)
+    return node.start_mark.line + 1 if node is not None else 1
+
+
 def _scenario(
     path: Path, root: Node, index: int, raw: object
 ) -> tuple[ScenarioEntry | None, list[Problem]]:
     file = str(path)
     loc: tuple[object, ...] = ("scenarios", index)
-    _, scenarios_node = _child(root, "scenarios")
-    node = _child(scenarios_node, index)[1] if scenarios_node is not None else None
-    line = node.start_mark.line + 1 if node is not None else 1
+    node = _entry_node(root, index)
+    line = _entry_line(root, index)
     if not isinstance(raw, dict):
         return None, [
             Problem(

@@ -324,6 +324,15 @@ BAD: list[tuple[str, str, list[str]]] = [
         "workbook: input.xlsx\nscenarios:\n  - name: a\n  - name: A\n",
         ["eu.yaml, line 4", "scenario name used twice (first on line 3)"],
     ),
+    (
+        "duplicate scenario that has a problem of its own",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n  - name: a\n    horizon_months: soon\n",
+        [
+            "2 problems",
+            "eu.yaml, line 4: scenario 'a': scenario name used twice (first on line 3)",
+            "eu.yaml, line 5: scenario 'a', horizon_months: must be a whole number",
+        ],
+    ),
     ("no scenarios", "workbook: input.xlsx\nscenarios: []\n", ["eu.yaml, line 2", "scenarios"]),
     (
         "missing workbook key",
