@@ -368,7 +368,11 @@ def check_scenarios(
         for entry in scenario_file.scenarios:
             found = _entry_problems(entry, workbook, bases)
             problems.extend(found)
-            if found or (entry.base is not None and entry.base not in row_settings):
+            if (
+                found
+                or entry.partial
+                or (entry.base is not None and entry.base not in row_settings)
+            ):
                 continue
             base = (
                 row_settings[entry.base]

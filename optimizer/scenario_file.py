@@ -106,6 +106,9 @@ class ScenarioEntry:
     prices: tuple[PriceChange, ...] = ()
     add_workloads: tuple[Workload, ...] = ()
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
+    # Built from the entry's sound keys only: its other keys have problems,
+    # already reported. Only its references are checked, and it is never solved.
+    partial: bool = False
 
     def origin(self, key: str) -> str:
         """Where a setting or assumption of this entry was written: ``eu.yaml, line 12``."""
@@ -557,11 +560,12 @@ def _scenario(
         model = ScenarioModel.model_validate(raw)
     except ValidationError as exc:
         problems.extend(_pydantic_problems(file, root, exc, loc, label))
+        model = _sound_part(raw, exc)
     assumptions, found = _assumptions(raw.get("assumptions"), node, where)
     problems.extend(found)
     added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
     problems.extend(found)
-    if model is None or problems:
+    if model is None:
         return None, problems
     settings: dict[str, Any] = {}
     key_lines = dict(where.key_lines)
@@ -594,8 +598,25 @@ def _scenario(
         prices=prices,
         add_workloads=added,
         add_workload_wheres=wheres,
+        partial=bool(problems),
     )
-    return entry, []
+    return entry, problems
+
+
+def _sound_part(raw: Mapping[str, Any], error: ValidationError) -> ScenarioModel | None:
+    """The entry without its keys that have problems, so its references can still be checked.
+
+    One run then reports an unknown GPU in ``exclude_gpus`` beside a bad
+    ``horizon_months``, instead of one after the other. None when the name
+    itself is bad or nothing sound is left.
+    """
+    bad = {str(err["loc"][0]) for err in error.errors() if err["loc"]}
+    if "name" in bad:
+        return None
+    try:
+        return ScenarioModel.model_validate({k: v for k, v in raw.items() if str(k) not in bad})
+    except ValidationError:
+        return None
 
 
 def _assumptions(

@@ -333,6 +333,19 @@ BAD: list[tuple[str, str, list[str]]] = [
             "eu.yaml, line 5: scenario 'a', horizon_months: must be a whole number",
         ],
     ),
+    (
+        "references checked beside other problems of the entry",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    horizon_months: soon\n"
+        "    exclude_gpus: [Z80]\n    workloads: [lora-7b, nope]\n"
+        "    prices:\n      - {gpu: H999, option: buy, price: 3}\n",
+        [
+            "4 problems",
+            "line 4: scenario 'a', horizon_months: must be a whole number",
+            "line 5: scenario 'a', exclude_gpus: no GPU type 'Z80' in the workbook",
+            "line 6: scenario 'a', workloads: no workload 'nope' in the workbook",
+            "line 8: scenario 'a', prices entry 1, gpu: no GPU type 'H999' in the workbook",
+        ],
+    ),
     ("no scenarios", "workbook: input.xlsx\nscenarios: []\n", ["eu.yaml, line 2", "scenarios"]),
     (
         "missing workbook key",
