@@ -170,8 +170,9 @@ def _add_solver_flags(command: argparse.ArgumentParser) -> None:
         "--gap",
         type=float,
         metavar="FRACTION",
-        default=1e-6,
-        help="relative MIP gap accepted as optimal (default 1e-6)",
+        default=0.0,
+        help="relative MIP gap accepted as optimal (default 0: the plan is proven the "
+        "cheapest to within half a cent)",
     )
 
 
@@ -180,7 +181,7 @@ def _solver_settings(
 ) -> SolverSettings:
     problems = []
     time_limit = getattr(args, "time_limit", None)
-    gap = getattr(args, "gap", 1e-6)
+    gap = getattr(args, "gap", 0.0)
     if time_limit is not None and not time_limit > 0:
         problems.append(
             Problem(

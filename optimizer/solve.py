@@ -51,6 +51,9 @@ from optimizer.results import (
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
 HOURS_NOISE = 1e-6
+# A plan counts as proven cheapest when no plan can be cheaper by more than
+# half a cent (the solver's absolute gap); --gap adds a relative tolerance.
+PROOF_TOLERANCE_USD = 0.005
 PROGRESS_AFTER_S = 1.0
 
 
@@ -195,6 +198,7 @@ def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) 
                 msg=False,
                 timeLimit=settings.time_limit,
                 gapRel=settings.gap,
+                gapAbs=PROOF_TOLERANCE_USD,
                 threads=settings.threads,
                 logPath=str(log),
             )
@@ -279,6 +283,7 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
     solver = pulp.HiGHS(
         msg=False,
         gapRel=settings.gap,
+        gapAbs=PROOF_TOLERANCE_USD,
         timeLimit=settings.time_limit,
         threads=settings.threads,
         mip_allow_restart=False,
@@ -529,7 +534,11 @@ def _plan_from_solution(
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
         diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
-    elif run.gap is not None and run.gap > 1e-9:
+    elif (
+        run.gap is not None
+        and money.total_cost is not None
+        and run.gap * abs(money.total_cost) > PROOF_TOLERANCE_USD
+    ):
         diagnostics.append(
             f"optimal within the gap tolerance {settings.gap:g}: proven gap {run.gap:.4%} "
             f"of the plan's cost{floor}"

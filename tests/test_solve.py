@@ -484,3 +484,23 @@ def test_cbc_reports_its_proven_gap_like_highs() -> None:
             f"optimal within the gap tolerance 0.3: proven gap {proven:.4%}"
             in (plan.diagnostics[0])
         )
+
+
+@pytest.mark.parametrize(("gap", "rel"), [(None, 0.0), (0.01, 0.01)])
+def test_optimal_means_proven_to_half_a_cent_unless_a_gap_is_given(
+    gap: float | None, rel: float
+) -> None:
+    # A relative 1e-6 would allow 17 cents on a $175,000 plan; the absolute
+    # half-cent tolerance holds at any size, and --gap only adds to it.
+    from optimizer.estimate import estimate_pairs
+    from optimizer.model import build_model
+    from optimizer.solve import PROOF_TOLERANCE_USD, run_solver
+
+    s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
+    built = build_model(s, estimate_pairs(s))
+    settings = SolverSettings() if gap is None else SolverSettings(gap=gap)
+    run = run_solver(built.problem, settings)
+    highs = built.problem.solverModel
+    assert run.status is SolveStatus.OPTIMAL
+    assert highs.getOptionValue("mip_abs_gap")[1] == PROOF_TOLERANCE_USD == 0.005
+    assert highs.getOptionValue("mip_rel_gap")[1] == rel
