@@ -29,7 +29,7 @@ from optimizer.sheet_grid import (
     finite_or_none,
     render_xlsx,
 )
-from optimizer.sheet_names import SUMMARY, result_sheet_names
+from optimizer.sheet_names import AUDIT, SUMMARY, result_sheet_names
 
 # ---------------------------------------------------------------------------
 # Labels the sheets share
@@ -71,7 +71,11 @@ def _discounted(plans: Iterable[Plan]) -> bool:
 # Summary
 
 
-def _summary_sheet(run: RunResult) -> SheetModel:
+def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
+    """One column per scenario; ``audit_name`` is the Audit sheet's actual name.
+
+    (``--in-place`` next to a user's own "Audit" sheet makes ours "Audit (2)".)
+    """
     sheet = SheetModel(SUMMARY, freeze=(1, 1))
     plans = run.plans
     sheet.text(0, 0, "Scenario", Style.HEADER)
@@ -270,7 +274,7 @@ def _summary_sheet(run: RunResult) -> SheetModel:
     )
     label(
         "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Assignments', "
-        "'Options'. Every input and assumption with its source: sheet 'Audit'.",
+        f"'Options'. Every input and assumption with its source: sheet '{audit_name}'.",
         Style.NOTE,
     )
     sheet.widths[0] = 58
@@ -730,7 +734,7 @@ def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[Sheet
     the result sheets must not take.
     """
     names = result_sheet_names((p.name for p in run.plans), taken)
-    summary, audit = _summary_sheet(run), audit_sheet(run)
+    summary, audit = _summary_sheet(run, names.audit), audit_sheet(run)
     summary.name, audit.name = names.summary, names.audit
     sheets = [summary, audit]
     for index, plan in enumerate(run.plans, start=1):

@@ -141,6 +141,19 @@ def test_a_users_own_summary_sheet_is_kept(tmp_path: Path) -> None:
     assert wb["Summary (2)"]["A1"].value == "Scenario"
 
 
+def test_the_summary_points_at_our_audit_sheet_beside_a_users_own(tmp_path: Path) -> None:
+    path = rich_workbook(tmp_path / "input.xlsx")
+    wb = openpyxl.load_workbook(path)
+    wb.create_sheet("Audit")["A1"] = "my own audit"
+    wb.save(path)
+    write_in_place(path, fake_run(fake_plan()))
+    wb = openpyxl.load_workbook(path)
+    assert wb["Audit"]["A1"].value == "my own audit"
+    notes = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
+    assert any("sheet 'Audit (2)'." in str(v) for v in notes)
+    assert not any("sheet 'Audit'." in str(v) for v in notes)
+
+
 def _xlsxwriter_book(path: Path, add: str) -> Path:
     workbook = xlsxwriter.Workbook(str(path))
     ws = workbook.add_worksheet("GPUs")
