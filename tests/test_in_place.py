@@ -130,28 +130,21 @@ def test_running_twice_replaces_the_result_sheets(tmp_path: Path) -> None:
     assert wb.defined_names["TotalCost"].attr_text == "'Summary'!$B$6:$B$6"
 
 
-def test_a_users_own_summary_sheet_is_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sheet", ["Summary", "Audit"])
+def test_a_users_own_summary_or_audit_sheet_is_kept(tmp_path: Path, sheet: str) -> None:
     path = rich_workbook(tmp_path / "input.xlsx")
     wb = openpyxl.load_workbook(path)
-    wb.create_sheet("Summary")["A1"] = "my own summary"
+    wb.create_sheet(sheet)["A1"] = "my own"
     wb.save(path)
     write_in_place(path, fake_run(fake_plan()))
     wb = openpyxl.load_workbook(path)
-    assert wb["Summary"]["A1"].value == "my own summary"
-    assert wb["Summary (2)"]["A1"].value == "Scenario"
-
-
-def test_the_summary_points_at_our_audit_sheet_beside_a_users_own(tmp_path: Path) -> None:
-    path = rich_workbook(tmp_path / "input.xlsx")
-    wb = openpyxl.load_workbook(path)
-    wb.create_sheet("Audit")["A1"] = "my own audit"
-    wb.save(path)
-    write_in_place(path, fake_run(fake_plan()))
-    wb = openpyxl.load_workbook(path)
-    assert wb["Audit"]["A1"].value == "my own audit"
-    notes = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
-    assert any("sheet 'Audit (2)'." in str(v) for v in notes)
-    assert not any("sheet 'Audit'." in str(v) for v in notes)
+    assert wb[sheet]["A1"].value == "my own"
+    assert wb[f"{sheet} (2)"]["A1"].value == {"Summary": "Scenario", "Audit": "Run"}[sheet]
+    if sheet == "Audit":
+        # The Summary's note points at our Audit sheet, not the user's.
+        notes = [str(c.value) for row in wb["Summary"].iter_rows() for c in row if c.value]
+        assert any("sheet 'Audit (2)'." in v for v in notes)
+        assert not any("sheet 'Audit'." in v for v in notes)
 
 
 def _xlsxwriter_book(path: Path, add: str) -> Path:
