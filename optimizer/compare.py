@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
-from optimizer.result_workbook import CATEGORY_LABELS
+from optimizer.result_workbook import CATEGORY_LABELS, any_discounted
 from optimizer.results import Plan
 from optimizer.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.sheet_names import COMPARISON
@@ -36,10 +36,6 @@ _UNIT_STYLE = {
 CREDIT_LABEL = "Residual credit (USD, undiscounted)"
 
 
-def _discounted(plans: Sequence[Plan]) -> bool:
-    return any(p.scenario.assumptions.discount_rate > 0 for p in plans)
-
-
 def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
     """(label, one value per plan) for every money row; None where a plan has none.
 
@@ -51,7 +47,7 @@ def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
     def each(get: Callable[[Plan], float | None]) -> list[float | None]:
         return [get(p) if p.status.has_plan else None for p in plans]
 
-    basis = "present value at each scenario's discount rate" if _discounted(plans) else "cash"
+    basis = "present value at each scenario's discount rate" if any_discounted(plans) else "cash"
     rows: list[tuple[str, list[float | None]]] = [
         (f"Total cost (USD, {basis}; the objective)", each(lambda p: p.total_cost)),
         ("Cash out (USD, undiscounted)", each(lambda p: p.cash_out)),

@@ -40,6 +40,7 @@ from optimizer.schema import (
     ASSUMPTION_KEYS,
     ASSUMPTIONS_SHEET_NAME,
     GPUS,
+    INPUT_SHEETS,
     PRICES,
     SCENARIOS,
     THROUGHPUT,
@@ -974,12 +975,12 @@ def _near_miss_sheets(file: str, names: Sequence[str]) -> list[str]:
     sheet named ``Scenario`` is not an error; but its rows would be silently
     replaced by defaults, which a person should hear about.
     """
-    expected = [GPUS.name, PRICES.name, WORKLOADS.name, THROUGHPUT.name, SCENARIOS.name]
-    expected.append(ASSUMPTIONS_SHEET_NAME)
+    expected = [*(sheet.name for sheet in INPUT_SHEETS), ASSUMPTIONS_SHEET_NAME]
     found = {n for e in expected if (n := _find_sheet(names, e)) is not None}
     others = {n.strip().lower(): n for n in names if n not in found}
+    optional = [sheet.name for sheet in INPUT_SHEETS if sheet.optional_sheet]
     warnings = []
-    for wanted in (THROUGHPUT.name, SCENARIOS.name, ASSUMPTIONS_SHEET_NAME):
+    for wanted in (*optional, ASSUMPTIONS_SHEET_NAME):
         if _find_sheet(names, wanted) is not None:
             continue
         close = difflib.get_close_matches(wanted.lower(), list(others), n=1, cutoff=0.75)

@@ -188,13 +188,14 @@ def window_problems(
     return problems
 
 
-def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[tuple[str, str], ...]:
-    """``(gpu, what is not measured)`` for the scenario's GPU types where ``workload`` needs ``params_b``.
+def gpus_needing_params(
+    workload: Workload, scenario: Scenario
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(gpu, figures not measured)`` for the scenario's GPU types where ``workload`` needs ``params_b``.
 
     The estimator needs ``params_b`` on a type unless both the memory and the
-    speed of the workload are measured there; what is missing is
-    ``"memory"``, ``"speed"`` or ``"memory and speed"``. Empty when
-    ``params_b`` is given.
+    speed of the workload are measured there; the figures missing are
+    ``"memory"``, ``"speed"`` or both. Empty when ``params_b`` is given.
     """
     if workload.params_b is not None:
         return ()
@@ -207,37 +208,35 @@ def gpus_needing_params(workload: Workload, scenario: Scenario) -> tuple[tuple[s
             if workload.kind is Kind.REALTIME_INFERENCE
             else m.gpu_hours is not None
         )
-        lacking = [part for part, given in (("memory", memory), ("speed", speed)) if not given]
+        lacking = tuple(part for part, given in (("memory", memory), ("speed", speed)) if not given)
         if lacking:
-            missing.append((gpu.name, " and ".join(lacking)))
+            missing.append((gpu.name, lacking))
     return tuple(missing)
 
 
-def _params_message(workload: Workload, missing: Sequence[tuple[str, str]]) -> str:
-    """The params_b message: which figure is not measured, for each group of GPU types."""
+def _params_message(workload: Workload, missing: Sequence[tuple[str, tuple[str, ...]]]) -> str:
+    """The params_b message: which figures are not measured, for each group of GPU types."""
     speed_column = (
         "tokens_per_second_per_replica" if workload.kind is Kind.REALTIME_INFERENCE else "gpu_hours"
     )
     figures = {
         "memory": "memory (vram_gb, or gpus_per_replica in Throughput)",
         "speed": f"speed ({speed_column} in Throughput)",
-        "memory and speed": (
-            f"memory (vram_gb, or gpus_per_replica in Throughput) and speed ({speed_column})"
-        ),
     }
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[str, ...], list[str]] = {}
     for gpu, lacking in missing:
         groups.setdefault(lacking, []).append(gpu)
     parts = [
         f"GPU type{'s' if len(gpus) > 1 else ''} {', '.join(gpus)} "
-        f"{'have' if len(gpus) > 1 else 'has'} no measured {figures[lacking]}"
+        f"{'have' if len(gpus) > 1 else 'has'} no measured "
+        + " and ".join(figures[f] for f in lacking)
         for lacking, gpus in groups.items()
     ]
     return f"is blank, and {'; '.join(parts)} for workload {workload.name!r}"
 
 
 def _params_problems(
-    needs: Mapping[tuple[str, tuple[tuple[str, str], ...]], list[str]],
+    needs: Mapping[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], list[str]],
     workloads: Mapping[str, Workload],
     wheres: Mapping[str, Where],
 ) -> list[Problem]:
@@ -385,7 +384,7 @@ def check_scenarios(
             )
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
             built.append((scenario, wheres, settings.origins.get("horizon_months")))
-    needs: dict[tuple[str, tuple[tuple[str, str], ...]], list[str]] = {}
+    needs: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], list[str]] = {}
     all_wheres: dict[str, Where] = {}
     needy: dict[str, Workload] = {}
     for scenario, located, horizon_origin in built:

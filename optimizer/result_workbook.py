@@ -63,7 +63,8 @@ def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
     return names
 
 
-def _discounted(plans: Iterable[Plan]) -> bool:
+def any_discounted(plans: Iterable[Plan]) -> bool:
+    """Some plan's money is a present value (its scenario has a discount rate)."""
     return any(p.scenario.assumptions.discount_rate > 0 for p in plans)
 
 
@@ -116,7 +117,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     each("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER)
     total_label = (
         "Total cost (USD, present value, after residual credit; the objective)"
-        if _discounted(plans)
+        if any_discounted(plans)
         else "Total cost (USD, after residual credit; the objective)"
     )
     total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
@@ -142,7 +143,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
             )
 
     section(
-        "Cost by category (USD, present value)" if _discounted(plans) else "Cost by category (USD)"
+        "Cost by category (USD, present value)"
+        if any_discounted(plans)
+        else "Cost by category (USD)"
     )
     first_cat = row
     for category in CostCategory:
@@ -154,7 +157,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     last_cat = row - 1
     credit_pv_row = each(
         "Less residual credit (USD, present value)"
-        if _discounted(plans)
+        if any_discounted(plans)
         else "Less residual credit (USD)",
         [_money(p, _credit_pv(p)) for p in plans],
         Style.MONEY,

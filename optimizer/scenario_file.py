@@ -354,11 +354,11 @@ def _shown_loc(parts: Sequence[object]) -> str:
     return ", ".join(out)
 
 
-def _container(label: str | None, inner: Sequence[object], loc: Sequence[object]) -> str:
-    """Where the last part of ``loc`` sits: the scenario's label and the path inside it."""
+def _shown_path(label: str | None, inner: Sequence[object], loc: Sequence[object]) -> str:
+    """``loc`` for a reader: the scenario's label and the path inside it, when labelled."""
     if label is None:
-        return _shown_loc(loc[:-1])
-    return ", ".join(p for p in (label, _shown_loc(inner[:-1])) if p)
+        return _shown_loc(loc)
+    return ", ".join(p for p in (label, _shown_loc(inner)) if p)
 
 
 def _pydantic_problems(
@@ -373,25 +373,22 @@ def _pydantic_problems(
     for err in error.errors():
         loc = (*prefix, *err["loc"])
         inner = tuple(err["loc"])
-        if label is not None:
-            path = ", ".join(p for p in (label, _shown_loc(inner)) if p)
-        else:
-            path = _shown_loc(loc) or "the file"
+        path = _shown_path(label, inner, loc) or "the file"
+        container = _shown_path(label, inner[:-1], loc[:-1])  # where the last key sits
         if err["type"] == "extra_forbidden":
             key = str(loc[-1])
             model = _MODELS.get(tuple(str(p) for p in loc[:-1] if not isinstance(p, int)))
             allowed = list(model.model_fields) if model else []
-            container = _container(label, inner, loc) or "the file"
             problems.append(
                 Problem(
                     file=file,
                     row=_line_at(root, loc, key=True),
-                    message=f"unknown key {key!r} in {container}{suggestion(key, allowed)}",
+                    message=f"unknown key {key!r} in {container or 'the file'}"
+                    f"{suggestion(key, allowed)}",
                     expected=("one of " + ", ".join(allowed)) if allowed else None,
                 )
             )
         elif err["type"] == "missing":
-            container = _container(label, inner, loc)
             missing = f"key {str(loc[-1])!r} is missing"
             problems.append(
                 Problem(

@@ -214,9 +214,11 @@ def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) 
         if bound is not None and objective:
             # HiGHS's convention (plan - bound) / plan, so both solvers report alike.
             gap = max(0.0, (objective - bound) / abs(objective))
+        elif status is SolveStatus.OPTIMAL:
+            gap = 0.0
     return SolverRun(
         status=status,
-        gap=gap if gap is not None or status is not SolveStatus.OPTIMAL else 0.0,
+        gap=gap,
         seconds=seconds,
         name="CBC",
         version=_cbc_version(),

@@ -90,7 +90,8 @@ def test_params_b_not_needed_when_memory_and_speed_are_measured(tmp_path: Path) 
     assert (problem.sheet, problem.cell) == ("Workloads", "C3")
     assert problem.message == (
         "is blank, and GPU type H100 has no measured memory (vram_gb, or gpus_per_replica "
-        "in Throughput) and speed (tokens_per_second_per_replica) for workload 'chat-8b' "
+        "in Throughput) and speed (tokens_per_second_per_replica in Throughput) for workload "
+        "'chat-8b' "
         "(scenarios us, eu); without params_b they cannot be estimated"
     )
     sheets["Throughput"].append(["chat-8b", "H100", 1, None, 2000])

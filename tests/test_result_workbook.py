@@ -17,7 +17,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from optimizer.cell_text import cell_text
 from optimizer.domain import CostCategory
 from optimizer.result_workbook import write_result_workbook
-from optimizer.results import RunResult, SolverSettings, SolveStatus
+from optimizer.results import RunResult, SolveStatus
 from optimizer.schema import INPUT_SHEET_NAMES
 from optimizer.sheet_names import (
     MAX_SHEET_NAME,
@@ -380,12 +380,12 @@ def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
 def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
     # The bundled us-baseline buys GPUs ($1,200 of book value credited) and
     # leaves some idle: the sheet's unassigned figure is the plan's idle cost.
-    from optimizer.estimate import estimate_pairs
     from optimizer.inputs import bundled_example, load_input
-    from optimizer.solve import solve_scenario
+    from tests.checked import solve_checked
 
+    # solve_checked: the independent checker has recomputed cash out and credit.
     (scenario,) = load_input(bundled_example(), ["us-baseline"]).scenarios
-    plan = solve_scenario(scenario, SolverSettings(), estimate_pairs(scenario))
+    plan = solve_checked(scenario)
     assert plan.residual_credit == pytest.approx(1_200.0, abs=CENT)
     (idle_note,) = [d for d in plan.diagnostics if "idle capacity" in d]
     wb = _values(_write(tmp_path, fake_run(plan, with_baselines=False)))
