@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from optimizer import __version__  # noqa: E402
-from optimizer.inputs import load_input  # noqa: E402
-from optimizer.result_workbook import write_result_workbook  # noqa: E402
+from optimizer.check.verify import solve_and_verify  # noqa: E402
+from optimizer.inputs.load import load_input  # noqa: E402
+from optimizer.reports.result_workbook import write_result_workbook  # noqa: E402
 from optimizer.results import RunResult, SolverSettings  # noqa: E402
-from optimizer.verify import solve_and_verify  # noqa: E402
 
 
 def once(out: Path) -> tuple[float, float, float]:

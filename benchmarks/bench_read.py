@@ -16,7 +16,7 @@ from pathlib import Path
 
 import xlsxwriter
 
-from optimizer.inputs import load_input
+from optimizer.inputs.load import load_input
 
 GPUS = [f"GPU-{i}" for i in range(50)]
 OPTIONS = ("on_demand", "spot", "reserved", "buy")

@@ -6,7 +6,7 @@ For each synthetic size (G GPU types, W workloads, T months) it prints the
 estimate, build and solve seconds, the total, the model's size, the proven
 gap HiGHS reached, the best plan's cost and the proven lower bound; then the bundled example end to end (read,
 estimate, build, solve) when ``workbooks/example.xlsx`` and
-``optimizer.inputs`` exist. Targets on a 2-core machine: (10, 20, 36)
+``optimizer.inputs.load`` exist. Targets on a 2-core machine: (10, 20, 36)
 proven within 0.1 % in under 20 s; building under 20 % of the total at
 (10, 20, 36) and (20, 50, 60).
 """
@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.synthetic import synthetic_scenario  # noqa: E402
 from optimizer.domain import Scenario  # noqa: E402
-from optimizer.estimate import estimate_pairs  # noqa: E402
+from optimizer.estimate.pairs import estimate_pairs  # noqa: E402
 from optimizer.results import Plan, SolverSettings  # noqa: E402
-from optimizer.solve import solve_scenario  # noqa: E402
+from optimizer.solve.solver import solve_scenario  # noqa: E402
 
 SIZES = ((6, 5, 12), (10, 20, 36), (20, 50, 60))
 HEADER = (
@@ -63,9 +63,9 @@ def bench(scenario: Scenario, case: str, settings: SolverSettings) -> str:
 def bench_example(settings: SolverSettings) -> list[str]:
     workbook = ROOT / "workbooks" / "example.xlsx"
     try:
-        from optimizer.inputs import load_input  # type: ignore[import-not-found, unused-ignore]
+        from optimizer.inputs.load import load_input  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        return ["example: optimizer.inputs is not there yet; skipped"]
+        return ["example: optimizer.inputs.load is not there yet; skipped"]
     if not workbook.exists():
         return ["example: workbooks/example.xlsx is not there yet; skipped"]
     started = time.perf_counter()

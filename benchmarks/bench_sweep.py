@@ -19,9 +19,9 @@ import argparse
 import os
 import time
 
-from optimizer.inputs import load_input
+from optimizer.analysis.sweep import parse_vary, run_sweep
+from optimizer.inputs.load import load_input
 from optimizer.results import SolverSettings
-from optimizer.sweep import parse_vary, run_sweep
 
 
 def _throughput(points: int, vary: str, jobs: int) -> tuple[float, float, list[float]]:

@@ -21,7 +21,7 @@ from xlsxwriter.exceptions import XlsxWriterException
 from optimizer import __version__
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem
-from optimizer.price_warnings import scenario_warnings
+from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.results import Plan, RunResult, SolverSettings
 
 
@@ -268,7 +268,7 @@ def _scenario_job(
 ) -> tuple[Plan, dict[str, Plan]]:
     """One scenario's whole job: solve and verify, warnings, then (for the result
     workbook) shadow prices and baselines. Module-level so a spawn worker can run it."""
-    from optimizer.verify import solve_and_verify
+    from optimizer.check.verify import solve_and_verify
 
     _say(quiet, f"solving {scenario.name} ...")
     plan = solve_and_verify(scenario, settings)
@@ -280,8 +280,8 @@ def _scenario_job(
     _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
     baselines: dict[str, Plan] = {}
     if with_extras and plan.status.has_plan:
-        from optimizer.baselines import solve_baselines
-        from optimizer.shadow import shadow_prices
+        from optimizer.check.baselines import solve_baselines
+        from optimizer.solve.shadow import shadow_prices
 
         _say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
         quiet_settings = replace(settings, progress=False)
@@ -304,7 +304,7 @@ def _solve_all(
     side (spawned workers, one solver thread each); the solver's own progress
     lines are kept for a single process, where they cannot interleave.
     """
-    from optimizer.executors import open_executor, run_in_order
+    from optimizer.analysis.executors import open_executor, run_in_order
 
     workers = jobs if jobs is not None else min(len(scenarios), os.cpu_count() or 1)
     workers = max(1, min(workers, len(scenarios)))
@@ -320,7 +320,7 @@ def _solve_all(
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from optimizer.inputs import load_input
+    from optimizer.inputs.load import load_input
 
     loaded = load_input(args.input, args.scenario)
     quiet = args.quiet or args.json
@@ -332,7 +332,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise InputError("usage: --in-place and --output exclude each other")
     _check_jobs(args.jobs)
     if args.in_place:
-        from optimizer.in_place import refuse_unless_safe
+        from optimizer.reports.in_place import refuse_unless_safe
 
         refuse_unless_safe(args.input)  # before solving, not after
     else:
@@ -352,16 +352,16 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         baselines=baselines,
     )
     if args.in_place:
-        from optimizer.in_place import write_in_place
+        from optimizer.reports.in_place import write_in_place
 
         write_in_place(args.input, run)
         written = args.input
     else:
-        from optimizer.result_workbook import write_result_workbook
+        from optimizer.reports.result_workbook import write_result_workbook
 
         _write(write_result_workbook, written, run)
     if args.json:
-        from optimizer.report_json import run_to_json
+        from optimizer.reports.report_json import run_to_json
 
         print(run_to_json(run))
     elif not args.quiet:
@@ -387,8 +387,8 @@ def _plan_line(plan: Plan) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from optimizer.compare import comparison_table, write_comparison
-    from optimizer.inputs import load_input
+    from optimizer.inputs.load import load_input
+    from optimizer.reports.compare import comparison_table, write_comparison
 
     loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
     _check_unique_names(
@@ -441,7 +441,7 @@ def _count(n: int, word: str) -> str:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from optimizer.inputs import load_input
+    from optimizer.inputs.load import load_input
 
     loaded = load_input(args.input)
     names = ", ".join(s.name for s in loaded.scenarios)
@@ -463,7 +463,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_template(args: argparse.Namespace) -> int:
-    from optimizer.template import write_template
+    from optimizer.inputs.template import write_template
 
     _write(write_template, _output_path(args.output))
     print(f"wrote {args.output}")
@@ -471,13 +471,17 @@ def _cmd_template(args: argparse.Namespace) -> int:
 
 
 def _one_scenario(path: Path | None, name: str | None) -> Scenario:
-    from optimizer.inputs import load_input
+    from optimizer.inputs.load import load_input
 
     return load_input(path, [name] if name else []).scenarios[0]
 
 
 def _cmd_breakeven(args: argparse.Namespace) -> int:
-    from optimizer.breakeven import breakeven_rows, format_breakeven_table, write_breakeven_workbook
+    from optimizer.analysis.breakeven import (
+        breakeven_rows,
+        format_breakeven_table,
+        write_breakeven_workbook,
+    )
 
     if not 0 < args.utilization <= 1:
         raise InputError(
@@ -501,8 +505,8 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from optimizer.sweep import describe_flips, parse_vary, run_sweep
-    from optimizer.sweep_workbook import write_sweep_workbook
+    from optimizer.analysis.sweep import describe_flips, parse_vary, run_sweep
+    from optimizer.analysis.sweep_workbook import write_sweep_workbook
 
     specs = [parse_vary(text) for text in args.vary]
     _check_jobs(args.jobs)

@@ -1,7 +1,7 @@
 """Typed, validated inputs: what the reader produces and every later stage reads.
 
-Everything here is frozen. The reader (``optimizer.reader``) builds these from a
-workbook, ``optimizer.scenario_file`` from YAML, and ``optimizer.resolve``
+Everything here is frozen. The reader (``optimizer.inputs.reader``) builds these from a
+workbook, ``optimizer.inputs.scenario_file`` from YAML, and ``optimizer.inputs.resolve``
 combines them into one :class:`Scenario` per scenario to solve. Later stages
 (estimate, model, solve, check, writers) see only these objects, never cells.
 """
@@ -144,7 +144,7 @@ class Assumptions:
     """Every key of sheet ``Assumptions``, with the contract's defaults.
 
     Fractions are stored as Excel stores a percent cell (0.05 is 5 %).
-    ``optimizer.schema.ASSUMPTIONS`` declares the same keys with units and
+    ``optimizer.inputs.schema.ASSUMPTIONS`` declares the same keys with units and
     sources; a test keeps the two in step.
     """
 
@@ -236,7 +236,7 @@ class Scenario:
 
 @dataclass(frozen=True)
 class LoadedInput:
-    """What ``optimizer.inputs.load_input`` returns: the scenarios to solve and their files."""
+    """What ``optimizer.inputs.load.load_input`` returns: the scenarios to solve and their files."""
 
     scenarios: tuple[Scenario, ...]
     files: tuple[Path, ...]  # the workbook and any scenario files, as read

@@ -68,7 +68,7 @@ class WorkHours:
 class Decisions:
     """A plan's decisions, in terms of the inputs only (not LP variables).
 
-    The independent checker (``optimizer.check``) recomputes every cost and
+    The independent checker (``optimizer.check.rules``) recomputes every cost and
     checks every constraint from these and the scenario. Keys use offer ids
     (``Offer.offer_id``), GPU names, workload names and months 1..T.
     """

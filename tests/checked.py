@@ -13,8 +13,8 @@ CENT = 0.005
 
 
 def solve_checked(scenario: Scenario, settings: SolverSettings | None = None) -> Plan:
-    from optimizer.check import check_plan
-    from optimizer.solve import solve_scenario
+    from optimizer.check.rules import check_plan
+    from optimizer.solve.solver import solve_scenario
 
     plan = solve_scenario(scenario, settings or SolverSettings())
     if plan.status.has_plan:

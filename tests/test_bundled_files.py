@@ -11,8 +11,8 @@ import openpyxl
 import pytest
 import yaml
 
-from optimizer import example_data
-from optimizer.docs_reference import SCENARIO_FILE_KEYS
+from optimizer.inputs import example_data
+from optimizer.inputs.docs_reference import SCENARIO_FILE_KEYS
 
 ROOT = Path(__file__).parent.parent
 WORKBOOKS = ROOT / "workbooks"
@@ -120,7 +120,7 @@ def test_there_are_at_least_two_scenario_files() -> None:
 
 
 def test_bundled_workbooks_read_without_problems() -> None:
-    reader = pytest.importorskip("optimizer.reader")
+    reader = pytest.importorskip("optimizer.inputs.reader")
     example, problems = reader.parse_workbook(WORKBOOKS / "example.xlsx")
     assert problems == []
     assert (len(example.gpus), len(example.offers), len(example.workloads)) == (7, 19, 5)
@@ -135,7 +135,7 @@ BUNDLED_INPUTS = [*sorted(WORKBOOKS.glob("*.xlsx")), *SCENARIO_FILES]
 
 @pytest.mark.parametrize("path", BUNDLED_INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_bundled_file_loads(path: Path) -> None:
-    inputs = pytest.importorskip("optimizer.inputs")
+    inputs = pytest.importorskip("optimizer.inputs.load")
     loaded = inputs.load_input(path)
     assert loaded.scenarios
     if path.suffix == ".yaml":
@@ -144,7 +144,7 @@ def test_every_bundled_file_loads(path: Path) -> None:
 
 
 def test_template_loads_as_one_scenario_of_defaults() -> None:
-    inputs = pytest.importorskip("optimizer.inputs")
+    inputs = pytest.importorskip("optimizer.inputs.load")
     from optimizer.domain import Assumptions
 
     (only,) = inputs.load_input(WORKBOOKS / "template.xlsx").scenarios
@@ -153,7 +153,7 @@ def test_template_loads_as_one_scenario_of_defaults() -> None:
 
 
 def test_example_loads_with_every_scenario() -> None:
-    inputs = pytest.importorskip("optimizer.inputs")
+    inputs = pytest.importorskip("optimizer.inputs.load")
     loaded = inputs.load_input(WORKBOOKS / "example.xlsx")
     scenarios = {s.name: s for s in loaded.scenarios}
     assert list(scenarios) == ["us-baseline", "europe", "tight-capex"]
@@ -165,7 +165,7 @@ def test_example_loads_with_every_scenario() -> None:
 
 
 def test_scenario_files_load_with_their_overrides() -> None:
-    inputs = pytest.importorskip("optimizer.inputs")
+    inputs = pytest.importorskip("optimizer.inputs.load")
     loaded = {s.name: s for path in SCENARIO_FILES for s in inputs.load_input(path).scenarios}
     eu = loaded["eu-power"]
     assert eu.assumptions.electricity_per_kwh == 0.25 and eu.power_cap_kw == 3

@@ -12,12 +12,12 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from optimizer.check import check_plan
+from optimizer.check.rules import check_plan
 from optimizer.cli import main
-from optimizer.inputs import load_input
+from optimizer.inputs.load import load_input
 from optimizer.results import SolverSettings
-from optimizer.solve import solve_scenario
-from tests.test_report_json import SCENARIO_KEYS
+from optimizer.solve.solver import solve_scenario
+from tests.reports.test_report_json import SCENARIO_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "workbooks" / "example.xlsx"
@@ -328,12 +328,12 @@ def test_template_into_a_missing_folder_is_a_clear_error(
 def test_a_write_that_fails_late_is_a_clear_error_without_traceback(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import optimizer.template
+    import optimizer.inputs.template
 
     def locked(path: Path, *args: object) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(optimizer.template, "write_template", locked)
+    monkeypatch.setattr(optimizer.inputs.template, "write_template", locked)
     assert main(["template", str(tmp_path / "t.xlsx")]) == 1
     err = capsys.readouterr().err
     assert "cannot write" in err and "Permission denied" in err

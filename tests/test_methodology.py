@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from optimizer import estimate, schema
-from optimizer.docs_reference import assumption_default_text
 from optimizer.domain import Gpu, Kind, Workload
+from optimizer.estimate import pairs as estimate
+from optimizer.inputs import schema
+from optimizer.inputs.docs_reference import assumption_default_text
 from optimizer.results import PairEstimate
 
 DOC = (Path(__file__).parent.parent / "docs" / "methodology.md").read_text(encoding="utf-8")

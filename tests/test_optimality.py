@@ -34,13 +34,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from optimizer.check import check_plan, discount_factor
+from optimizer.check.rules import check_plan, discount_factor
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
-from optimizer.estimate import estimate_pairs
+from optimizer.estimate.pairs import estimate_pairs
 from optimizer.results import Decisions, PairEstimate, SolverSettings, SolveStatus, WorkHours
+from tests.check.test_check import consistent_plan
 from tests.checked import solve_checked
 from tests.random_scenarios import random_scenario
-from tests.test_check import consistent_plan
 
 CENT = 0.005
 # Enumerations larger than this are left out to keep the suite fast.

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optimizer.check import check_plan
+from optimizer.check.rules import check_plan
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Plan, SolverSettings, SolveStatus
 from tests.checked import solve_checked

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from optimizer.result_workbook import write_result_workbook
+from optimizer.reports.result_workbook import write_result_workbook
 from tests.fake_plans import fake_plan, fake_run
 from tests.libreoffice import error_cells, formula_mismatches, recalculate
 from tests.written_workbooks import WRITTEN

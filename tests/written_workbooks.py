@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import optimizer.compare
-import optimizer.in_place
-import optimizer.result_workbook
+import optimizer.reports.compare
+import optimizer.reports.in_place
+import optimizer.reports.result_workbook
 
 # (file, sheets that were there before gpumix wrote: a user's, not ours, so not checked)
 WRITTEN: list[tuple[Path, frozenset[str]]] = []
@@ -43,9 +43,9 @@ def _recording(writer: Callable[..., None]) -> Callable[..., None]:
 
 def record_writers() -> None:
     for module, name in (
-        (optimizer.result_workbook, "write_result_workbook"),
-        (optimizer.compare, "write_comparison"),
-        (optimizer.in_place, "write_in_place"),
+        (optimizer.reports.result_workbook, "write_result_workbook"),
+        (optimizer.reports.compare, "write_comparison"),
+        (optimizer.reports.in_place, "write_in_place"),
     ):
         writer = getattr(module, name)
         if not getattr(writer, "__gpumix_recording__", False):

@@ -1,8 +1,8 @@
 """Regenerate the bundled workbooks: ``template.xlsx`` and ``example.xlsx``.
 
 Run from anywhere: ``.venv/bin/python workbooks/make_workbooks.py``. Both files
-come from ``optimizer.schema`` (headers, lists, README) and the example's rows
-from ``optimizer.example_data``; ``tests/test_bundled_files.py`` fails when the
+come from ``optimizer.inputs.schema`` (headers, lists, README) and the example's rows
+from ``optimizer.inputs.example_data``; ``tests/test_bundled_files.py`` fails when the
 files in this folder no longer match what this script writes.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from optimizer.example_data import EXAMPLE_ROWS
-from optimizer.template import Rows, write_template
+from optimizer.inputs.example_data import EXAMPLE_ROWS
+from optimizer.inputs.template import Rows, write_template
 
 HERE = Path(__file__).resolve().parent
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
-from optimizer.cell_text import cell_text, looks_like_formula
 from optimizer.domain import Assumptions, Gpu, Offer, OfferOption, Scenario
-from optimizer.sheet_names import SheetNamer
+from optimizer.reports.cell_text import cell_text, looks_like_formula
+from optimizer.reports.sheet_names import SheetNamer
 
 MONTHS_PER_YEAR = 12
 BREAKEVEN_SHEET = "Break-even"

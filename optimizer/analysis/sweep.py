@@ -20,12 +20,12 @@ from enum import StrEnum
 from itertools import pairwise, product
 from typing import Any
 
+from optimizer.analysis.executors import ProgressBar, open_executor, run_in_order
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.errors import InputError, Problem
-from optimizer.executors import ProgressBar, open_executor, run_in_order
+from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.results import Plan, SolverSettings, SolveStatus
-from optimizer.schema import ASSUMPTION_KEYS
-from optimizer.solve import solve_scenario
+from optimizer.solve.solver import solve_scenario
 
 SolveFn = Callable[[Scenario, SolverSettings], Plan]
 

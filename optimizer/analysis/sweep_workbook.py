@@ -18,10 +18,7 @@ from typing import Any
 
 import xlsxwriter
 
-from optimizer.cell_text import cell_text, looks_like_formula
-from optimizer.domain import CostCategory, OfferOption
-from optimizer.schema import ASSUMPTION_KEYS
-from optimizer.sweep import (
+from optimizer.analysis.sweep import (
     SpecKind,
     SweepMode,
     SweepResult,
@@ -29,6 +26,9 @@ from optimizer.sweep import (
     VarySpec,
     describe_flips,
 )
+from optimizer.domain import CostCategory, OfferOption
+from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.reports.cell_text import cell_text, looks_like_formula
 
 MONEY = "#,##0.00"
 HOURS = "#,##0.0"

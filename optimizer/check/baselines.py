@@ -65,10 +65,9 @@ def solve_baselines(scenario: Scenario, settings: SolverSettings) -> dict[str, P
     feasible plan; when no single type can carry every workload it is the
     first type's plan, with every type's reasons in its diagnostics.
     """
-    from optimizer.estimate import estimate_pairs
-
     # Baseline totals reach the Summary as savings, so they are checked like any plan.
-    from optimizer.verify import solve_and_verify
+    from optimizer.check.verify import solve_and_verify
+    from optimizer.estimate.pairs import estimate_pairs
 
     # Pair estimates depend on GPUs, workloads and assumptions, not on offers: compute once.
     estimates = estimate_pairs(scenario)

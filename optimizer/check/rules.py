@@ -70,13 +70,13 @@ def check_plan(
 ) -> CheckReport:
     """Recompute ``plan``'s costs from its decisions and check every constraint.
 
-    ``estimates`` default to ``optimizer.estimate.estimate_pairs(scenario)``;
+    ``estimates`` default to ``optimizer.estimate.pairs.estimate_pairs(scenario)``;
     the plan's ``options`` must equal them.
     """
     if estimates is None:
         # Imported here: the estimator is another stage; the checker only needs
         # its output, and tests may hand estimates in directly.
-        from optimizer.estimate import estimate_pairs
+        from optimizer.estimate.pairs import estimate_pairs
 
         estimates = estimate_pairs(scenario)
     violations: list[str] = []

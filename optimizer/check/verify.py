@@ -1,6 +1,6 @@
 """Solve a scenario and refuse to report a plan the independent checker rejects.
 
-The checker (``optimizer.check``) recomputes every cost and constraint from the
+The checker (``optimizer.check.rules``) recomputes every cost and constraint from the
 inputs and the plan's decisions, never from the LP. In production a plan it
 rejects is turned into an ``error`` result with the checker's findings, so a
 wrong number cannot reach a workbook even if the model had a bug.
@@ -20,8 +20,8 @@ def solve_and_verify(
     estimates: Sequence[PairEstimate] | None = None,
 ) -> Plan:
     """``solve_scenario``, then the independent check; a rejected plan becomes an error."""
-    from optimizer.check import check_plan
-    from optimizer.solve import solve_scenario
+    from optimizer.check.rules import check_plan
+    from optimizer.solve.solver import solve_scenario
 
     plan = solve_scenario(scenario, settings, estimates)
     if not plan.status.has_plan:

@@ -2,7 +2,7 @@
 
 ``docs/workbook.md`` and the template's README sheet both use these phrases,
 so the page users read, the workbook they fill in and the reader's checks all
-say the same thing. ``python -m optimizer.docs_reference`` rewrites
+say the same thing. ``python -m optimizer.inputs.docs_reference`` rewrites
 ``docs/workbook.md``; a test fails when the file is stale.
 """
 
@@ -12,11 +12,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from optimizer import schema
-from optimizer.schema import AssumptionKey, Column, ColumnType, Sheet
+from optimizer.inputs import schema
+from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
 
-DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "workbook.md"
-REGENERATE = "python -m optimizer.docs_reference"
+DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "workbook.md"
+REGENERATE = "python -m optimizer.inputs.docs_reference"
 
 # The keys of a scenario file (workbook.md, "Scenario files"), in the
 # contract's order: key, what it holds, meaning.
@@ -191,7 +191,7 @@ def render_workbook_reference() -> str:
     lines = [
         "# Workbook reference",
         "",
-        f"<!-- Generated from optimizer/schema.py by `{REGENERATE}`; do not edit by hand. -->",
+        f"<!-- Generated from optimizer/inputs/schema.py by `{REGENERATE}`; do not edit by hand. -->",
         "",
         "The input workbook has one sheet per table below. The header is the first row; a "
         "header matches a column when, ignoring case, surrounding spaces and any text in "

@@ -1,7 +1,7 @@
 """The bundled example's rows, as plain data.
 
 ``workbooks/make_workbooks.py`` writes them with
-:func:`optimizer.template.write_template` into ``workbooks/example.xlsx``.
+:func:`optimizer.inputs.template.write_template` into ``workbooks/example.xlsx``.
 Figures come from the GPU buying guide (a 2026 article, German,
 ``shared/domain/000_46be721448ad83fa.txt``) and from the domain brief's
 datasheet figures and discount ranges; each price row names its source.

@@ -13,9 +13,9 @@ from pathlib import Path
 import optimizer
 from optimizer.domain import LoadedInput, Scenario
 from optimizer.errors import InputError, Problem
-from optimizer.reader import WorkbookData, parse_workbook
-from optimizer.resolve import check_scenarios
-from optimizer.scenario_file import ScenarioFile, parse_scenario_file
+from optimizer.inputs.reader import WorkbookData, parse_workbook
+from optimizer.inputs.resolve import check_scenarios
+from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
 
 WORKBOOK_SUFFIXES = (".xlsx",)
 SCENARIO_FILE_SUFFIXES = (".yaml", ".yml")

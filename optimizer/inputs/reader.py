@@ -8,13 +8,13 @@ Stages inside this module, each a small pure function:
    find the formula cells with no saved value and the ``#N/A``-style errors,
    which calamine would otherwise read as blank.
 3. Each row's cells are coerced by the column declarations of
-   ``optimizer.schema`` (``FieldSpec``) and built into the typed objects of
+   ``optimizer.inputs.schema`` (``FieldSpec``) and built into the typed objects of
    ``optimizer.domain``; what a row's kind needs is checked per row.
 4. Checks across rows and sheets: unique names, references that exist,
    duplicate measurements, ``tdp_w`` where a type can be bought.
 
 The record builders (``coerce``, ``build_workload`` ...) are shared with
-``optimizer.scenario_file``, whose ``add_workloads`` entries follow the same
+``optimizer.inputs.scenario_file``, whose ``add_workloads`` entries follow the same
 rules as the Workloads sheet; only the location in messages differs
 (``SheetCell`` versus a YAML line, both behind ``Where``).
 """
@@ -36,7 +36,7 @@ from typing import Any, Protocol, cast
 
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.schema import (
+from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     ASSUMPTIONS_SHEET_NAME,
     GPUS,
@@ -50,7 +50,7 @@ from optimizer.schema import (
     ColumnType,
     Sheet,
 )
-from optimizer.xlsx_safety import ArchiveFacts, check_xlsx_file
+from optimizer.inputs.xlsx_safety import ArchiveFacts, check_xlsx_file
 
 # ---------------------------------------------------------------- values
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from optimizer.domain import Assumptions, Kind, Measurement, Offer, Scenario, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.reader import ScenarioRow, Where, WorkbookData, suggestion
-from optimizer.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
-from optimizer.schema import ASSUMPTIONS
+from optimizer.inputs.reader import ScenarioRow, Where, WorkbookData, suggestion
+from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
+from optimizer.inputs.schema import ASSUMPTIONS
 
 IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
 

@@ -5,8 +5,8 @@ unknown key is a typo that would be silently ignored). Line numbers come
 from ``yaml.compose``'s node marks, so each problem names the file and line.
 ``assumptions`` values and ``add_workloads`` entries follow the same rules as
 the Assumptions and Workloads sheets, with the record builders of
-``optimizer.reader``. References to the workbook (base scenario, GPU and
-workload names, offers) are checked later, by ``optimizer.resolve``.
+``optimizer.inputs.reader``. References to the workbook (base scenario, GPU and
+workload names, offers) are checked later, by ``optimizer.inputs.resolve``.
 
 What an entry means, on top of its base scenario: a key that is absent keeps
 the base's value; ``exclude_gpus`` and ``workloads`` replace the base's lists
@@ -36,7 +36,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from optimizer.domain import OfferOption, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.reader import (
+from optimizer.inputs.reader import (
     ASSUMPTION_SPECS,
     SPECS,
     BadValue,
@@ -47,7 +47,7 @@ from optimizer.reader import (
     shown,
     suggestion,
 )
-from optimizer.schema import ASSUMPTION_KEYS, WORKLOADS
+from optimizer.inputs.schema import ASSUMPTION_KEYS, WORKLOADS
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a scenario file is a page of text; refuse anything huge
 

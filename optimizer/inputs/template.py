@@ -1,8 +1,8 @@
 """The input workbook: an empty template, or one filled with given rows.
 
-Everything comes from ``optimizer.schema``: headers (name plus unit), cell
+Everything comes from ``optimizer.inputs.schema``: headers (name plus unit), cell
 comments, drop-down lists, number formats and the README sheet. The bundled
-example is this same workbook filled with ``optimizer.example_data``.
+example is this same workbook filled with ``optimizer.inputs.example_data``.
 
 What the workbook never holds, on purpose: formulas in cells. A reader that
 uses cached values (openpyxl ``data_only``, calamine) then sees every value
@@ -24,15 +24,15 @@ from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format, Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from optimizer import schema
-from optimizer.docs_reference import (
+from optimizer.inputs import schema
+from optimizer.inputs.docs_reference import (
     allowed_text,
     assumption_default_text,
     column_note,
     default_text,
     type_text,
 )
-from optimizer.schema import AssumptionKey, Column, ColumnType, Sheet
+from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
 
 Rows = Mapping[str, Sequence[Mapping[str, object]]]
 CellValue = bool | int | float | str | None

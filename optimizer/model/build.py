@@ -2,7 +2,7 @@
 
 :func:`build_model` is pure: it reads a :class:`Scenario` and the estimates and
 returns a :class:`BuiltModel` (the PuLP problem plus typed maps from our keys
-to its variables). Nothing here solves; ``optimizer.solve`` does.
+to its variables). Nothing here solves; ``optimizer.solve.solver`` does.
 
 Design (what makes it small and tight):
 
@@ -74,7 +74,7 @@ FAMILIES: tuple[str, ...] = (
     "power",
 )
 
-# Groups of elastic slack (see optimizer.diagnose): "limits" relaxes budgets
+# Groups of elastic slack (see optimizer.solve.diagnose): "limits" relaxes budgets
 # and the power cap, "demand" relaxes every demand row.
 ELASTIC_LIMITS = "limits"
 ELASTIC_DEMAND = "demand"
@@ -84,7 +84,7 @@ Terms = list[tuple[pulp.LpVariable, float]]
 
 
 # --------------------------------------------------------------------------
-# Cost coefficients: shared with optimizer.solve, which computes the money of
+# Cost coefficients: shared with optimizer.solve.solver, which computes the money of
 # a plan from its decisions with exactly these formulas.
 # --------------------------------------------------------------------------
 
@@ -174,7 +174,7 @@ class BuiltModel:
     months. ``row_names`` maps each row's key ``(family, *positions)`` to its
     LP name; ``family_rows`` lists the LP names of each family.
     ``shortfalls`` holds elastic slack variables (empty unless built elastic),
-    keyed ``(kind, ...)`` as documented in :mod:`optimizer.diagnose`.
+    keyed ``(kind, ...)`` as documented in :mod:`optimizer.solve.diagnose`.
     """
 
     problem: pulp.LpProblem
@@ -314,7 +314,7 @@ def build_model(
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
-    ``elastic`` (used by :mod:`optimizer.diagnose` only) adds penalised slack
+    ``elastic`` (used by :mod:`optimizer.solve.diagnose` only) adds penalised slack
     to the rows of the named groups and makes the objective the weighted
     total slack instead of the cost.
     """

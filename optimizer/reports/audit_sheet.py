@@ -13,10 +13,10 @@ from dataclasses import fields
 from pathlib import Path
 
 from optimizer.domain import Offer, OfferOption
+from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.reports.sheet_grid import TEXT_STYLES, SheetModel, Style, Table
+from optimizer.reports.sheet_names import AUDIT
 from optimizer.results import RunResult
-from optimizer.schema import ASSUMPTION_KEYS
-from optimizer.sheet_grid import TEXT_STYLES, SheetModel, Style, Table
-from optimizer.sheet_names import AUDIT
 
 # ---------------------------------------------------------------------------
 # Audit

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
-from optimizer.result_workbook import CATEGORY_LABELS, any_discounted
+from optimizer.reports.result_workbook import CATEGORY_LABELS, any_discounted
+from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
+from optimizer.reports.sheet_names import COMPARISON
 from optimizer.results import Plan
-from optimizer.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
-from optimizer.sheet_names import COMPARISON
 
 # What one unit of an offer's use is, per option (OfferUse.units).
 _UNITS = {

@@ -18,7 +18,7 @@ openpyxl cannot store a formula's cached value, and a formula without one
 reads as empty to pandas and to gpumix's own reader. In place, every
 result cell therefore holds the number the formula would compute (the
 solver's number); the live formulas are in the separate result workbook.
-The user's own formulas keep their cached values: ``optimizer.cached_values``
+The user's own formulas keep their cached values: ``optimizer.reports.cached_values``
 copies them back from the original file after openpyxl has saved.
 """
 
@@ -48,11 +48,11 @@ from openpyxl.worksheet.table import Table as XlTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.worksheet.worksheet import Worksheet
 
-from optimizer.cached_values import restore_cached_values
 from optimizer.errors import InputError, Problem
-from optimizer.result_workbook import build_result_sheets
-from optimizer.results import RunResult
-from optimizer.sheet_grid import (
+from optimizer.inputs.xlsx_safety import check_xlsx_file
+from optimizer.reports.cached_values import restore_cached_values
+from optimizer.reports.result_workbook import build_result_sheets
+from optimizer.reports.sheet_grid import (
     FORMULA_STYLES,
     NUMBER_FORMATS,
     Chart,
@@ -63,7 +63,7 @@ from optimizer.sheet_grid import (
     fitted_heights,
     fitted_widths,
 )
-from optimizer.xlsx_safety import check_xlsx_file
+from optimizer.results import RunResult
 
 RESULT_SHEETS_PROPERTY = "gpumix result sheets"
 

@@ -1,7 +1,7 @@
 """The result workbook that goes to finance (``gpumix solve``).
 
 :func:`build_result_sheets` lays a :class:`RunResult` out as grids
-(``optimizer.sheet_grid``); :func:`write_result_workbook` renders them with
+(``optimizer.reports.sheet_grid``); :func:`write_result_workbook` renders them with
 XlsxWriter. Sheets: ``Summary`` (one column per scenario), ``Audit``, then per
 scenario ``Cash flow``, ``Fleet``, ``Assignments`` and ``Options``. Live
 formulas (totals, savings, unit costs) carry the solver's numbers as their
@@ -14,11 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from optimizer.audit_sheet import audit_sheet
-from optimizer.baselines import BASELINE_NAMES, BEST_SINGLE_GPU
+from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU
 from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario
-from optimizer.results import Plan, RunResult, SolveStatus
-from optimizer.sheet_grid import (
+from optimizer.reports.audit_sheet import audit_sheet
+from optimizer.reports.sheet_grid import (
     Chart,
     Series,
     SheetModel,
@@ -29,7 +28,8 @@ from optimizer.sheet_grid import (
     finite_or_none,
     render_xlsx,
 )
-from optimizer.sheet_names import AUDIT, SUMMARY, result_sheet_names
+from optimizer.reports.sheet_names import AUDIT, SUMMARY, result_sheet_names
+from optimizer.results import Plan, RunResult, SolveStatus
 
 # ---------------------------------------------------------------------------
 # Labels the sheets share

@@ -4,11 +4,11 @@ The result and comparison workbooks are first laid out as :class:`SheetModel`
 grids (pure data: cells with a value, a style and, for live formulas, the
 formula whose *cached value* is the solver's number), then rendered.
 XlsxWriter stores each formula's cached value, so pandas and any reader that
-does not recalculate see the numbers Excel shows. ``optimizer.in_place``
+does not recalculate see the numbers Excel shows. ``optimizer.reports.in_place``
 renders the same grids with openpyxl.
 
 No cell holds NaN or infinity: such a value is written blank. All text goes
-through :func:`optimizer.cell_text.cell_text` into a string cell with a
+through :func:`optimizer.reports.cell_text.cell_text` into a string cell with a
 quote prefix, so text from users can never run as a formula.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import xlsxwriter
 
-from optimizer.cell_text import cell_text
+from optimizer.reports.cell_text import cell_text
 
 # ---------------------------------------------------------------------------
 # The grid model

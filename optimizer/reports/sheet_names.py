@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from optimizer.cell_text import cell_text
-from optimizer.schema import INPUT_SHEET_NAMES
+from optimizer.inputs.schema import INPUT_SHEET_NAMES
+from optimizer.reports.cell_text import cell_text
 
 MAX_SHEET_NAME = 31
 SUMMARY = "Summary"
@@ -23,7 +23,9 @@ COMPARISON = "Comparison"
 RESERVED_NAMES: frozenset[str] = frozenset({*INPUT_SHEET_NAMES, SUMMARY, AUDIT})
 
 _FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # dropped, as optimizer.cell_text drops them in cells
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f]"
+)  # dropped, as optimizer.reports.cell_text drops them in cells
 
 # The per-scenario sheets, in the order they are written.
 SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")

@@ -7,7 +7,7 @@ Two stages:
   inside its window cannot be planned. One line per GPU type gives the
   estimator's reason or what is missing.
 * :func:`explain_infeasible`, after HiGHS proved the MILP infeasible: an
-  elastic re-solve (optimizer.model, ``elastic=``) puts penalised slack on
+  elastic re-solve (optimizer.model.build, ``elastic=``) puts penalised slack on
   the rows that can be short and minimises the weighted shortfall. First
   only budgets and the power cap may give (so a shortfall is blamed on a
   limit whenever money or power would fix it); if that is still infeasible,
@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 import pulp
 
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
-from optimizer.model import (
+from optimizer.model.build import (
     ELASTIC_DEMAND,
     ELASTIC_LIMITS,
     BuiltModel,
@@ -132,7 +132,7 @@ def explain_infeasible(
     """What is short, where and by how much, when the MILP has no feasible plan.
 
     ``solve`` solves a built model in place and returns its status (it is
-    ``optimizer.solve.run_solver`` with the run's settings).
+    ``optimizer.solve.solver.run_solver`` with the run's settings).
     """
     for groups in ((ELASTIC_LIMITS,), (ELASTIC_LIMITS, ELASTIC_DEMAND)):
         built = build_model(scenario, estimates, elastic=groups)

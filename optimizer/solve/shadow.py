@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
 from optimizer.results import Plan, ShadowPrice, SolverSettings
-from optimizer.solve import solve_scenario
+from optimizer.solve.solver import solve_scenario
 
 SolveFn = Callable[[Scenario, SolverSettings], Plan]
 

@@ -3,7 +3,7 @@
 The only public entry point is :func:`solve_scenario`. Solver statuses become
 :class:`SolveStatus` in :func:`_solve_status` and nowhere else. Every money
 figure of the plan is computed from its :class:`Decisions` (rounded variable
-values) with the cost formulas of ``optimizer.model``, so the plan, its cash
+values) with the cost formulas of ``optimizer.model.build``, so the plan, its cash
 flow and the independent checker agree to the cent.
 """
 
@@ -24,9 +24,8 @@ from typing import Any
 
 import pulp
 
-from optimizer import diagnose
 from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario
-from optimizer.model import (
+from optimizer.model.build import (
     BuiltModel,
     build_model,
     discount_factor,
@@ -48,6 +47,7 @@ from optimizer.results import (
     SolveStatus,
     WorkHours,
 )
+from optimizer.solve import diagnose
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
 HOURS_NOISE = 1e-6
@@ -77,7 +77,7 @@ def solve_scenario(
 ) -> Plan:
     """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility)."""
     if estimates is None:
-        from optimizer.estimate import estimate_pairs
+        from optimizer.estimate.pairs import estimate_pairs
 
         estimates = estimate_pairs(scenario)
     options = tuple(estimates)

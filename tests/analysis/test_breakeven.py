@@ -9,7 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from optimizer.breakeven import (
+from optimizer.analysis.breakeven import (
     breakeven_rows,
     cumulative_costs,
     format_breakeven_table,

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from optimizer.analysis.sweep import SweepResult, parse_vary, run_sweep
 from optimizer.errors import InputError
-from optimizer.sweep import SweepResult, parse_vary, run_sweep
-from tests.test_sweep import SETTINGS, break_even_price, rent_vs_buy
+from tests.analysis.test_sweep import SETTINGS, break_even_price, rent_vs_buy
 
 distributed = pytest.importorskip("distributed")
 

@@ -18,11 +18,8 @@ from typing import Any
 import openpyxl
 import pytest
 
-from optimizer.domain import CostCategory, OfferOption, Scenario
-from optimizer.errors import InputError
-from optimizer.executors import InlineExecutor, open_executor, run_in_order
-from optimizer.results import CashFlowMonth, FleetRow, Plan, SolverSettings, SolveStatus
-from optimizer.sweep import (
+from optimizer.analysis.executors import InlineExecutor, open_executor, run_in_order
+from optimizer.analysis.sweep import (
     Regime,
     SpecKind,
     SweepMode,
@@ -31,7 +28,10 @@ from optimizer.sweep import (
     run_sweep,
     variants,
 )
-from optimizer.sweep_workbook import write_sweep_workbook
+from optimizer.analysis.sweep_workbook import write_sweep_workbook
+from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.errors import InputError
+from optimizer.results import CashFlowMonth, FleetRow, Plan, SolverSettings, SolveStatus
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 
 BUY_PRICE = 25_000.0

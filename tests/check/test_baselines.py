@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from optimizer.baselines import (
+from optimizer.check.baselines import (
     BEST_SINGLE_GPU,
     BUY_ONLY,
     RENT_ONLY,

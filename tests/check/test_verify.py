@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import optimizer.check
+import optimizer.check.rules
+from optimizer.check.verify import solve_and_verify
 from optimizer.cli import main
 from optimizer.domain import Scenario
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.verify import solve_and_verify
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 
 
@@ -38,7 +38,7 @@ def test_a_plan_the_checker_accepts_is_returned_as_solved() -> None:
 
 
 def test_a_rejected_plan_becomes_an_error_with_no_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(optimizer.check, "check_plan", lambda *a, **k: _Rejecting())
+    monkeypatch.setattr(optimizer.check.rules, "check_plan", lambda *a, **k: _Rejecting())
     plan = solve_and_verify(_scenario(), SolverSettings())
     assert plan.status is SolveStatus.ERROR
     assert (plan.total_cost, plan.cash_out, plan.residual_credit, plan.gap) == (None,) * 4
@@ -53,7 +53,7 @@ def test_cli_exits_1_when_the_checker_rejects_a_plan(
 ) -> None:
     import json
 
-    monkeypatch.setattr(optimizer.check, "check_plan", lambda *a, **k: _Rejecting())
+    monkeypatch.setattr(optimizer.check.rules, "check_plan", lambda *a, **k: _Rejecting())
     code = main(
         ["solve", "--scenario", "tight-capex", "--json", "--output", str(tmp_path / "r.xlsx")]
     )

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optimizer.domain import Assumptions, Precision
-from optimizer.estimate import (
+from optimizer.estimate.pairs import (
     decode_model,
     estimate_pair,
     estimate_pairs,

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optimizer import xlsx_safety
 from optimizer.cli import main
 from optimizer.errors import InputError
-from optimizer.inputs import load_input
-from optimizer.xlsx_safety import MAX_RATIO
+from optimizer.inputs import xlsx_safety
+from optimizer.inputs.load import load_input
+from optimizer.inputs.xlsx_safety import MAX_RATIO
 from tests.conftest import Sheets, set_cell, sha256, valid_sheets, write_sheets
 
 Edit = tuple[str, int, str, Any]  # sheet, Excel row, column, new value

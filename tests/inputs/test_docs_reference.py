@@ -6,21 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from optimizer import docs_reference, schema
-from optimizer.docs_reference import (
+from optimizer.inputs import docs_reference, schema
+from optimizer.inputs.docs_reference import (
     SCENARIO_FILE_KEYS,
     allowed_text,
     default_text,
     render_workbook_reference,
     type_text,
 )
+from tests.paths import ROOT
 
-DOCS = Path(__file__).parent.parent / "docs" / "workbook.md"
+DOCS = ROOT / "docs" / "workbook.md"
 
 
 def test_docs_workbook_md_is_up_to_date() -> None:
     assert DOCS.read_text(encoding="utf-8") == render_workbook_reference(), (
-        "docs/workbook.md is stale: regenerate it with `.venv/bin/python -m optimizer.docs_reference`"
+        "docs/workbook.md is stale: regenerate it with `.venv/bin/python -m optimizer.inputs.docs_reference`"
     )
 
 
@@ -121,7 +122,7 @@ def test_main_writes_the_page(tmp_path: Path) -> None:
 
 
 def test_scenario_file_keys_match_what_the_scenario_file_reader_accepts() -> None:
-    from optimizer.scenario_file import FileModel, ScenarioModel
+    from optimizer.inputs.scenario_file import FileModel, ScenarioModel
 
     documented = [k for k, _, _ in SCENARIO_FILE_KEYS]
     assert documented == [*FileModel.model_fields, *ScenarioModel.model_fields]

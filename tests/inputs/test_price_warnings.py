@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from optimizer.price_warnings import price_warnings
+from optimizer.inputs.price_warnings import price_warnings
 from tests.builders import gpu, offer, scenario, workload
 
 TODAY = date(2026, 12, 2)

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-import optimizer.inputs
-from optimizer import reader
+import optimizer.inputs.load
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.errors import InputError
-from optimizer.inputs import load_input
-from optimizer.reader import column_letter, normalize_header, read_workbook
-from optimizer.schema import ASSUMPTIONS
-from optimizer.xlsx_safety import check_xlsx_file
+from optimizer.inputs import reader
+from optimizer.inputs.load import load_input
+from optimizer.inputs.reader import column_letter, normalize_header, read_workbook
+from optimizer.inputs.schema import ASSUMPTIONS
+from optimizer.inputs.xlsx_safety import check_xlsx_file
 from tests.conftest import set_cell, valid_sheets, write_sheets
+from tests.paths import EXAMPLE_WORKBOOK
 
 
 def test_every_value_is_read_back_exactly(tmp_path: Path) -> None:
@@ -272,15 +273,15 @@ def test_unknown_scenario_name_lists_the_available_ones(tmp_path: Path) -> None:
 def test_missing_bundled_example_is_a_clean_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(optimizer.inputs, "bundled_example", lambda: tmp_path / "example.xlsx")
+    monkeypatch.setattr(optimizer.inputs.load, "bundled_example", lambda: tmp_path / "example.xlsx")
     with pytest.raises(InputError) as caught:
         load_input(None)
     assert "example.xlsx: the bundled example workbook is missing" in str(caught.value)
 
 
 def test_bundled_example_path() -> None:
-    expected = Path(__file__).resolve().parent.parent / "workbooks" / "example.xlsx"
-    assert optimizer.inputs.bundled_example() == expected
+    expected = EXAMPLE_WORKBOOK
+    assert optimizer.inputs.load.bundled_example() == expected
 
 
 def test_column_letters_and_headers() -> None:

@@ -9,11 +9,12 @@ import pytest
 from optimizer.cli import main
 from optimizer.domain import OfferOption, Scenario
 from optimizer.errors import InputError
-from optimizer.inputs import load_input
-from optimizer.reader import read_workbook
-from optimizer.resolve import resolve_scenarios
-from optimizer.scenario_file import read_scenario_file
+from optimizer.inputs.load import load_input
+from optimizer.inputs.reader import read_workbook
+from optimizer.inputs.resolve import resolve_scenarios
+from optimizer.inputs.scenario_file import read_scenario_file
 from tests.conftest import Sheets, set_cell, valid_sheets, write_sheets
+from tests.paths import EXAMPLE_WORKBOOK
 
 
 def _scenarios(tmp_path: Path, sheets: Sheets) -> dict[str, Scenario]:
@@ -149,7 +150,7 @@ def test_window_checked_after_the_override(
 
 
 def test_bundled_example_validates(capsys: pytest.CaptureFixture[str]) -> None:
-    example = Path(__file__).resolve().parent.parent / "workbooks" / "example.xlsx"
+    example = EXAMPLE_WORKBOOK
     if not example.is_file():
         pytest.skip("workbooks/example.xlsx is not built yet")
     code = main(["validate"])

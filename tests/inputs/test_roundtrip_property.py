@@ -1,6 +1,6 @@
 """Property: random valid rows of every sheet, written into a workbook, read back as the same typed objects.
 
-The workbook is written by ``optimizer.template.write_template`` (the same
+The workbook is written by ``optimizer.inputs.template.write_template`` (the same
 file users fill in: headers with units, styled empty rows, a README sheet),
 so the test also proves the template and the reader agree on every column.
 """
@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
-from optimizer.reader import read_workbook
-from optimizer.schema import ASSUMPTION_KEYS, ASSUMPTIONS
-from optimizer.template import write_template
+from optimizer.inputs.reader import read_workbook
+from optimizer.inputs.schema import ASSUMPTION_KEYS, ASSUMPTIONS
+from optimizer.inputs.template import write_template
 
 # Names and texts as users type them: no surrounding spaces (the reader trims), no commas in names.
 _NAME = (

@@ -11,8 +11,8 @@ import pytest
 from optimizer.cli import main
 from optimizer.domain import Kind, OfferOption, Precision
 from optimizer.errors import InputError
-from optimizer.inputs import load_input
-from optimizer.scenario_file import read_scenario_file
+from optimizer.inputs.load import load_input
+from optimizer.inputs.scenario_file import read_scenario_file
 from tests.conftest import set_cell, sha256, valid_sheets
 
 GOOD = """\

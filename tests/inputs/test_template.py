@@ -1,4 +1,4 @@
-"""The input workbook written by optimizer.template, read back with openpyxl."""
+"""The input workbook written by optimizer.inputs.template, read back with openpyxl."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from openpyxl.workbook.workbook import Workbook
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from optimizer import schema
 from optimizer.cli import main
 from optimizer.domain import Kind, OfferOption, Precision
-from optimizer.schema import ColumnType
-from optimizer.template import INPUT_ROWS, SHEET_ORDER, write_template
+from optimizer.inputs import schema
+from optimizer.inputs.schema import ColumnType
+from optimizer.inputs.template import INPUT_ROWS, SHEET_ORDER, write_template
 
 
 def _written(

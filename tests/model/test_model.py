@@ -18,7 +18,7 @@ import pytest
 
 from optimizer.domain import Assumptions, Offer, Scenario
 from optimizer.errors import SolveError
-from optimizer.model import FAMILIES, BuiltModel, build_model, dominated_offers
+from optimizer.model.build import FAMILIES, BuiltModel, build_model, dominated_offers
 from optimizer.results import EstimateSource, PairEstimate
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked

@@ -10,8 +10,8 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from optimizer.compare import comparison_table, write_comparison
 from optimizer.domain import CostCategory
+from optimizer.reports.compare import comparison_table, write_comparison
 from tests.fake_plans import OD_PRICE, fake_plan, infeasible_plan
 
 CENT = 0.005

@@ -16,8 +16,9 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from optimizer.errors import InputError
-from optimizer.in_place import RESULT_SHEETS_PROPERTY, write_in_place
+from optimizer.reports.in_place import RESULT_SHEETS_PROPERTY, write_in_place
 from tests.fake_plans import fake_plan, fake_run
+from tests.paths import EXAMPLE_WORKBOOK
 
 CENT = 0.005
 EVIL = '=HYPERLINK("http://x","y")'
@@ -240,9 +241,9 @@ def test_a_file_that_is_not_a_workbook_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_bundled_example_still_reads_the_same_after_in_place(tmp_path: Path) -> None:
-    from optimizer.inputs import load_input
+    from optimizer.inputs.load import load_input
 
-    example = Path(__file__).resolve().parent.parent / "workbooks" / "example.xlsx"
+    example = EXAMPLE_WORKBOOK
     copy = tmp_path / "example.xlsx"
     copy.write_bytes(example.read_bytes())
     before = load_input(copy)

@@ -18,14 +18,14 @@ import pandas as pd
 import pytest
 import xlsxwriter
 
-from optimizer.baselines import solve_baselines
-from optimizer.compare import write_comparison
+from optimizer.check.baselines import solve_baselines
 from optimizer.domain import CostCategory, Scenario
-from optimizer.in_place import write_in_place
-from optimizer.report_json import plan_to_dict
-from optimizer.result_workbook import write_result_workbook
+from optimizer.reports.compare import write_comparison
+from optimizer.reports.in_place import write_in_place
+from optimizer.reports.report_json import plan_to_dict
+from optimizer.reports.result_workbook import write_result_workbook
+from optimizer.reports.sheet_names import scenario_sheet_names
 from optimizer.results import RunResult, SolverSettings
-from optimizer.sheet_names import scenario_sheet_names
 from tests.builders import gpu, offer, scenario, with_assumptions, workload
 from tests.checked import solve_checked
 from tests.fake_plans import fake_plan, fake_run, infeasible_plan

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from optimizer.domain import CostCategory
-from optimizer.report_json import plan_to_dict, run_to_json
+from optimizer.reports.report_json import plan_to_dict, run_to_json
 from optimizer.results import FleetRow, SolveStatus
 from tests.fake_plans import fake_plan, fake_run, infeasible_plan
 

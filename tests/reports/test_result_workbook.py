@@ -14,18 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.worksheet import Worksheet
 
-from optimizer.cell_text import cell_text
 from optimizer.domain import CostCategory
-from optimizer.result_workbook import write_result_workbook
-from optimizer.results import RunResult, SolveStatus
-from optimizer.schema import INPUT_SHEET_NAMES
-from optimizer.sheet_names import (
+from optimizer.inputs.schema import INPUT_SHEET_NAMES
+from optimizer.reports.cell_text import cell_text
+from optimizer.reports.result_workbook import write_result_workbook
+from optimizer.reports.sheet_names import (
     MAX_SHEET_NAME,
     SheetNamer,
     clean_sheet_text,
     excel_length,
     scenario_sheet_names,
 )
+from optimizer.results import RunResult, SolveStatus
 from tests.builders import offer
 from tests.fake_plans import OD_PRICE, fake_plan, fake_run, infeasible_plan
 
@@ -380,7 +380,7 @@ def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
 def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
     # The bundled us-baseline buys GPUs ($1,200 of book value credited) and
     # leaves some idle: the sheet's unassigned figure is the plan's idle cost.
-    from optimizer.inputs import bundled_example, load_input
+    from optimizer.inputs.load import bundled_example, load_input
     from tests.checked import solve_checked
 
     # solve_checked: the independent checker has recomputed cash out and credit.

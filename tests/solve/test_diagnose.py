@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from optimizer.results import EstimateSource, PairEstimate, SolverSettings, SolveStatus
-from optimizer.solve import solve_scenario
+from optimizer.solve.solver import solve_scenario
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked
 

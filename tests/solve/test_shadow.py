@@ -13,10 +13,10 @@ import pytest
 
 from optimizer.domain import OfferOption, Scenario
 from optimizer.results import Plan, SolverSettings
-from optimizer.shadow import binding_limits, shadow_prices
+from optimizer.solve.shadow import binding_limits, shadow_prices
+from tests.analysis.test_sweep import BUY_PRICE, HOURS, MONTHS, rent_vs_buy
 from tests.builders import measured
 from tests.checked import solve_checked
-from tests.test_sweep import BUY_PRICE, HOURS, MONTHS, rent_vs_buy
 
 SETTINGS = SolverSettings(threads=1)
 RENT_ALL_YEAR = 3.0 * HOURS * MONTHS  # 26,280: one GPU rented for the whole horizon

@@ -13,9 +13,10 @@ import pytest
 
 from optimizer.domain import CostCategory
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve import _Progress, _solve_status
+from optimizer.solve.solver import _Progress, _solve_status
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked
+from tests.paths import ROOT
 
 H = 730.0
 
@@ -313,9 +314,8 @@ def test_cbc_statuses_map_to_ours() -> None:
 def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not() -> None:
     # A synthetic scenario HiGHS cannot prove optimal in a hundredth of a second.
     import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(ROOT))
     from benchmarks.synthetic import synthetic_scenario
 
     s = synthetic_scenario(10, 20, 36, seed=1)
@@ -426,20 +426,20 @@ def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Their objective is weighted shortfall, which a progress line would show as "best plan $".
-    import optimizer.solve
+    import optimizer.solve.solver
 
-    real = optimizer.solve.run_solver
+    real = optimizer.solve.solver.run_solver
     progress_flags: list[bool] = []
 
     def recording(problem: object, settings: SolverSettings) -> object:
         progress_flags.append(settings.progress)
         return real(problem, settings)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(optimizer.solve, "run_solver", recording)
+    monkeypatch.setattr(optimizer.solve.solver, "run_solver", recording)
     s = batch_on_h100(
         H, 12, offer("H100", "buy", 25_000.0), budget_capex=20_000.0
     )  # nothing to rent, and one H100 costs more than the budget
-    plan = optimizer.solve.solve_scenario(s, SolverSettings(progress=True))
+    plan = optimizer.solve.solver.solve_scenario(s, SolverSettings(progress=True))
     assert plan.status is SolveStatus.INFEASIBLE
     assert any("capex budget short by $5,000" in d for d in plan.diagnostics)
     assert progress_flags[0] is True and len(progress_flags) > 1
@@ -463,7 +463,7 @@ def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
 def test_cbc_bound_is_read_from_its_log(
     log: str, status: SolveStatus, expected: float | None
 ) -> None:
-    from optimizer.solve import cbc_lower_bound
+    from optimizer.solve.solver import cbc_lower_bound
 
     assert cbc_lower_bound(log, 100.5, status) == expected
 
@@ -471,7 +471,7 @@ def test_cbc_bound_is_read_from_its_log(
 def test_cbc_reports_its_proven_gap_like_highs() -> None:
     # The bundled europe scenario costs $191,877.03 at the optimum. With a 30 %
     # tolerance CBC stops early: the plan says how far it may be from the best.
-    from optimizer.inputs import bundled_example, load_input
+    from optimizer.inputs.load import bundled_example, load_input
 
     (europe,) = load_input(bundled_example(), ["europe"]).scenarios
     plan = solve_checked(europe, SolverSettings(solver="cbc", gap=0.3))
@@ -492,9 +492,9 @@ def test_optimal_means_proven_to_half_a_cent_unless_a_gap_is_given(
 ) -> None:
     # A relative 1e-6 would allow 17 cents on a $175,000 plan; the absolute
     # half-cent tolerance holds at any size, and --gap only adds to it.
-    from optimizer.estimate import estimate_pairs
-    from optimizer.model import build_model
-    from optimizer.solve import PROOF_TOLERANCE_USD, run_solver
+    from optimizer.estimate.pairs import estimate_pairs
+    from optimizer.model.build import build_model
+    from optimizer.solve.solver import PROOF_TOLERANCE_USD, run_solver
 
     s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
     built = build_model(s, estimate_pairs(s))

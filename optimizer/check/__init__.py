@@ -1,0 +1,8 @@
+"""Stage 5, check: the independent checker, and plans that are solved then checked.
+
+``rules`` takes a ``results.Plan`` and its scenario and recomputes every cost
+and constraint from the plan's decisions and the inputs alone: it never imports
+the model or PuLP. ``verify`` solves and checks (a plan the checker rejects
+carries no money or decisions to any writer); ``baselines`` solves the
+rent-only, buy-only and best-single-type comparisons the same way.
+"""

@@ -1,0 +1,7 @@
+"""Stage 3, model: the planning MILP as a pure function of a scenario and its estimates.
+
+Takes a ``domain.Scenario`` and its ``results.PairEstimate`` rows; hands on a
+``build.BuiltModel`` (the PuLP problem and typed maps from our keys to its
+variables). One ``define_<family>_constraints`` function per constraint family,
+each with a golden LP file in ``tests/model/golden/``. Nothing here solves.
+"""
