@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from optimizer.check.rules import check_plan, discount_factor
+from optimizer.check.money import discount_factor
+from optimizer.check.rules import check_plan
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.estimate.pairs import estimate_pairs
 from optimizer.results import Decisions, PairEstimate, SolverSettings, SolveStatus, WorkHours

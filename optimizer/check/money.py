@@ -1,0 +1,171 @@
+"""Stock and money recomputed from a plan's decisions alone (model.md's cost terms).
+
+Takes a ``Scenario`` and the plan's ``Decisions``; hands on the owned stock and
+active reservations per month, GPUs bought, reserved and rented per type and
+month, the undiscounted cash flow by category, the residual credit and the
+discounted category totals that the constraint and reporting rules check.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
+from optimizer.results import Decisions
+
+
+def discount_factor(rate: float, month: int) -> float:
+    """model.md: every cash item of month ``t`` is worth ``(1 + r) ** (-(t - 1) / 12)``."""
+    return float((1.0 + rate) ** (-(month - 1) / 12.0))
+
+
+def _offers_by_id(scenario: Scenario) -> dict[str, Offer]:
+    return {o.offer_id: o for o in scenario.offers}
+
+
+def owned_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    """GPUs of each type owned in each month: every purchase so far (owned GPUs stay)."""
+    offers = _offers_by_id(scenario)
+    stock: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, month), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is None:
+            continue
+        for t in range(max(month, 1), scenario.horizon_months + 1):
+            stock[offer.gpu, t] += count
+    return stock
+
+
+def active_reservations(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    """Reserved GPUs of each offer active in each month 1..T (``start .. start + term - 1``)."""
+    offers = _offers_by_id(scenario)
+    active: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, start), count in decisions.reservations.items():
+        offer = offers.get(offer_id)
+        if offer is None or offer.term_months is None:
+            continue
+        for t in range(start, start + offer.term_months):
+            if 1 <= t <= scenario.horizon_months:
+                active[offer_id, t] += count
+    return active
+
+
+def _reserved_per_gpu(
+    scenario: Scenario, active: Mapping[tuple[str, int], float]
+) -> dict[tuple[str, int], float]:
+    offers = _offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), count in active.items():
+        per_gpu[offers[offer_id].gpu, t] += count
+    return per_gpu
+
+
+def _rented_per_gpu(
+    scenario: Scenario, decisions: Decisions, option: OfferOption
+) -> dict[tuple[str, int], float]:
+    offers = _offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), hours in decisions.rented_hours.items():
+        offer = offers.get(offer_id)
+        if offer is not None and offer.option is option:
+            per_gpu[offer.gpu, t] += hours
+    return per_gpu
+
+
+def _bought_per_gpu(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    offers = _offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is not None:
+            per_gpu[offer.gpu, t] += count
+    return per_gpu
+
+
+# ---------------------------------------------------------------- money
+
+
+def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[CostCategory, float]]:
+    """Undiscounted cash of every month 1..T by category, from the decisions alone.
+
+    Purchases are paid at the start of their month; owned GPUs draw power all
+    month (used hours at TDP, idle hours ``H * owned - used`` at
+    ``idle_power_fraction``, both times PUE) and pay maintenance from their
+    purchase month to T; on-demand and spot pay price × paid hours; a
+    reservation pays price × H in every month of its term, used or not.
+    Items naming an offer or GPU the scenario lacks are left out here (they
+    are violations, reported by :func:`decision_violations`).
+    """
+    a = scenario.assumptions
+    h = a.hours_per_month
+    offers = _offers_by_id(scenario)
+    gpus = {g.name: g for g in scenario.gpus}
+    cash: dict[int, dict[CostCategory, float]] = {
+        t: {c: 0.0 for c in CostCategory} for t in scenario.months
+    }
+
+    for (offer_id, month), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is None or month not in cash:
+            continue
+        cash[month][CostCategory.PURCHASE] += offer.price * count
+        for t in range(month, scenario.horizon_months + 1):
+            cash[t][CostCategory.MAINTENANCE] += a.maintenance_per_year / 12.0 * offer.price * count
+
+    stock = owned_stock(scenario, decisions)
+    for t in scenario.months:
+        for g in gpus.values():
+            owned = stock.get((g.name, t), 0.0)
+            used = decisions.owned_hours.get((g.name, t), 0.0)
+            if owned == 0 and used == 0:
+                continue
+            idle = h * owned - used
+            kwh = (used + a.idle_power_fraction * idle) * (g.tdp_w or 0.0) / 1000.0 * a.pue
+            cash[t][CostCategory.ENERGY] += kwh * a.electricity_per_kwh
+
+    for (offer_id, month), hours in decisions.rented_hours.items():
+        offer = offers.get(offer_id)
+        if offer is None or month not in cash:
+            continue
+        if offer.option is OfferOption.ON_DEMAND:
+            cash[month][CostCategory.ON_DEMAND] += offer.price * hours
+        elif offer.option is OfferOption.SPOT:
+            cash[month][CostCategory.SPOT] += offer.price * hours
+
+    for (offer_id, t), active in active_reservations(scenario, decisions).items():
+        cash[t][CostCategory.RESERVED] += offers[offer_id].price * h * active
+    return cash
+
+
+def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:
+    """Undiscounted book value of owned GPUs at the horizon (0 unless credited).
+
+    A GPU bought in month ``t`` is ``T - t + 1`` months old at the end and is
+    worth ``price * max(0, 1 - age / depreciation_months)``.
+    """
+    a = scenario.assumptions
+    if not a.credit_residual_value:
+        return 0.0
+    offers = _offers_by_id(scenario)
+    credit = 0.0
+    for (offer_id, month), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is None or not 1 <= month <= scenario.horizon_months:
+            continue
+        age = scenario.horizon_months - month + 1
+        credit += offer.price * count * max(0.0, 1.0 - age / a.depreciation_months)
+    return credit
+
+
+def discounted_costs(
+    scenario: Scenario, cash: Mapping[int, Mapping[CostCategory, float]]
+) -> dict[CostCategory, float]:
+    """Each category's total over the horizon, every month discounted."""
+    rate = scenario.assumptions.discount_rate
+    costs = {c: 0.0 for c in CostCategory}
+    for t, amounts in cash.items():
+        factor = discount_factor(rate, t)
+        for c, amount in amounts.items():
+            costs[c] += amount * factor
+    return costs
