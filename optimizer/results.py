@@ -165,7 +165,7 @@ class SolverSettings:
     solver: str = "highs"  # "highs" or "cbc"
     time_limit: float | None = None  # seconds; None = no limit
     # Relative MIP gap at which a plan counts as optimal; on top of it a plan
-    # is always optimal once proven to half a cent (solve.PROOF_TOLERANCE_USD).
+    # is always optimal once proven to half a cent (solve.adapters.PROOF_TOLERANCE_USD).
     gap: float = 0.0
     threads: int | None = None
     progress: bool = False  # print elapsed time, best plan and gap while solving

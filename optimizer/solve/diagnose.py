@@ -30,14 +30,9 @@ from collections.abc import Callable, Sequence
 import pulp
 
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
-from optimizer.model.build import (
-    ELASTIC_DEMAND,
-    ELASTIC_LIMITS,
-    BuiltModel,
-    build_model,
-    spot_allowed,
-    usable_estimate,
-)
+from optimizer.model.build import build_model
+from optimizer.model.built import ELASTIC_DEMAND, ELASTIC_LIMITS, BuiltModel
+from optimizer.model.costs import spot_allowed, usable_estimate
 from optimizer.results import PairEstimate, SolveStatus
 
 # Slack below this is solver noise: USD, watts, tokens/s, GPU-hours or shares.

@@ -2,12 +2,15 @@
 cost coefficients from hand arithmetic, and one golden LP file per family.
 
 Regenerate the golden files after a deliberate change with
-``GPUMIX_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_model.py`` and review
+``GPUMIX_UPDATE_GOLDEN=1 .venv/bin/pytest tests/model/test_model.py`` and review
 the diff: it shows exactly which rows changed.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 import os
 import re
 from dataclasses import replace
@@ -16,9 +19,12 @@ from pathlib import Path
 import pulp
 import pytest
 
+import optimizer.model.costs
 from optimizer.domain import Assumptions, Offer, Scenario
 from optimizer.errors import SolveError
-from optimizer.model.build import FAMILIES, BuiltModel, build_model, dominated_offers
+from optimizer.model.build import FAMILIES, build_model
+from optimizer.model.built import BuiltModel
+from optimizer.model.costs import dominated_offers
 from optimizer.results import EstimateSource, PairEstimate
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked
@@ -106,6 +112,29 @@ def test_every_family_has_a_golden_file_and_matches_it(tmp_path: Path) -> None:
         assert golden.exists(), f"constraint family {family} has no golden file {golden.name}"
         assert by_family[family], f"the tiny scenario has no {family} rows"
         assert "\n".join(by_family[family]) + "\n" == golden.read_text(), family
+
+
+def test_every_family_has_its_module_function_and_golden_file() -> None:
+    """Adding a name to FAMILIES lists everything the new family still lacks."""
+    missing: list[str] = []
+    for family in FAMILIES:
+        module = f"optimizer.model.families.{family}"
+        function = f"define_{family}_constraints"
+        if importlib.util.find_spec(module) is None:
+            missing.append(f"module optimizer/model/families/{family}.py")
+        elif not callable(getattr(importlib.import_module(module), function, None)):
+            missing.append(f"{function} in optimizer/model/families/{family}.py")
+        if not (GOLDEN / f"{family}.lp").exists():
+            missing.append(f"golden file tests/model/golden/{family}.lp")
+    assert missing == [], "\n".join(missing)
+
+
+def test_cost_coefficients_do_not_import_pulp() -> None:
+    """``costs`` is shared with plan assembly and break-even, which need no solver."""
+    tree = ast.parse(Path(optimizer.model.costs.__file__).read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(name.split(".")[0] in ("pulp", "highspy") for name in imported), imported
 
 
 def test_build_is_pure_and_deterministic(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from optimizer.domain import CostCategory
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve.solver import _Progress, _solve_status
+from optimizer.solve.adapters import _solve_status
+from optimizer.solve.progress import _Progress
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import solve_checked
 from tests.paths import ROOT
@@ -463,7 +464,7 @@ def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
 def test_cbc_bound_is_read_from_its_log(
     log: str, status: SolveStatus, expected: float | None
 ) -> None:
-    from optimizer.solve.solver import cbc_lower_bound
+    from optimizer.solve.adapters import cbc_lower_bound
 
     assert cbc_lower_bound(log, 100.5, status) == expected
 
@@ -494,7 +495,8 @@ def test_optimal_means_proven_to_half_a_cent_unless_a_gap_is_given(
     # half-cent tolerance holds at any size, and --gap only adds to it.
     from optimizer.estimate.pairs import estimate_pairs
     from optimizer.model.build import build_model
-    from optimizer.solve.solver import PROOF_TOLERANCE_USD, run_solver
+    from optimizer.solve.adapters import PROOF_TOLERANCE_USD
+    from optimizer.solve.solver import run_solver
 
     s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
     built = build_model(s, estimate_pairs(s))

@@ -1,0 +1,156 @@
+"""The built model: the PuLP problem and typed maps from our keys to its variables.
+
+Takes a ``domain.Scenario``, its usable ``results.PairEstimate`` rows and the offers
+the model uses (``build.build_model`` fills it in); hands on :class:`BuiltModel`
+with its term helpers and :meth:`BuiltModel.add_row` (rows named
+``<family>_<positions>``, checked for collisions), the ``Key`` and ``Terms`` types,
+the elastic group names, and the small helpers the families share (``_merge``,
+``_pairs_of``, ``_ceil``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pulp
+
+from optimizer.domain import Kind, Offer, Scenario, Workload
+from optimizer.errors import SolveError
+from optimizer.results import PairEstimate
+
+# Groups of elastic slack (see optimizer.solve.diagnose): "limits" relaxes budgets
+# and the power cap, "demand" relaxes every demand row.
+ELASTIC_LIMITS = "limits"
+ELASTIC_DEMAND = "demand"
+
+Key = tuple[object, ...]
+Terms = list[tuple[pulp.LpVariable, float]]
+
+
+@dataclass
+class BuiltModel:
+    """The PuLP problem and typed maps from our keys to its variables.
+
+    Keys use names from the inputs: offer ids, GPU names, workload names and
+    months. ``row_names`` maps each row's key ``(family, *positions)`` to its
+    LP name; ``family_rows`` lists the LP names of each family.
+    ``shortfalls`` holds elastic slack variables (empty unless built elastic),
+    keyed ``(kind, ...)`` as documented in :mod:`optimizer.solve.diagnose`.
+    """
+
+    problem: pulp.LpProblem
+    scenario: Scenario
+    estimates: dict[tuple[str, str], PairEstimate]  # usable pairs only
+    offers: tuple[Offer, ...]  # offers the model uses (dominated ones left out)
+    buy: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    reserve: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    owned: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # stock levels
+    active: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # reserved levels
+    last_buy_month: dict[str, int] = field(default_factory=dict)  # per buy offer
+    rent: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # on-demand, spot
+    use_own: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    use_res: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    work: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)  # non-realtime
+    spot_work: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    replicas: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    shortfalls: dict[Key, pulp.LpVariable] = field(default_factory=dict)
+    shortfall_weights: dict[Key, float] = field(default_factory=dict)
+    row_names: dict[Key, str] = field(default_factory=dict)
+    family_rows: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    lp_row_names: set[str] = field(default_factory=set)
+    elastic: frozenset[str] = frozenset()
+    buy_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
+    reserved_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
+
+    # Positions used in LP names.
+    @property
+    def gpu_pos(self) -> dict[str, int]:
+        return {g.name: i for i, g in enumerate(self.scenario.gpus)}
+
+    @property
+    def workload_pos(self) -> dict[str, int]:
+        return {w.name: i for i, w in enumerate(self.scenario.workloads)}
+
+    @property
+    def offer_pos(self) -> dict[str, int]:
+        return {o.offer_id: i for i, o in enumerate(self.scenario.offers)}
+
+    # Expressions as term lists (for bulk construction).
+    def owned_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
+        """GPUs bought from ``offer`` up to ``month`` (its last level once purchases stop)."""
+        last = self.last_buy_month.get(offer.offer_id)
+        if last is None or month < offer.available_from:
+            return []
+        return [(self.owned[(offer.offer_id, min(month, last))], coef)]
+
+    def own_terms(self, gpu: str, month: int, coef: float = 1.0) -> Terms:
+        """GPUs of type ``gpu`` owned in ``month``: every purchase so far."""
+        return [
+            vc for o in self.buy_offers_of.get(gpu, ()) for vc in self.owned_terms(o, month, coef)
+        ]
+
+    def active_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
+        """Reserved GPUs of ``offer`` active in ``month``."""
+        var = self.active.get((offer.offer_id, month))
+        return [] if var is None else [(var, coef)]
+
+    def work_terms(self, w: Workload, gpu: str, month: int, coef: float = 1.0) -> Terms:
+        """Non-spot paid GPU-hours of ``w`` on ``gpu`` in ``month``."""
+        if w.kind is Kind.REALTIME_INFERENCE:
+            var = self.replicas.get((w.name, gpu, month))
+            if var is None:
+                return []
+            k = self.estimates[(w.name, gpu)].gpus_per_replica or 0
+            return [(var, coef * k * self.scenario.assumptions.hours_per_month)]
+        hv = self.work.get((w.name, gpu, month))
+        return [] if hv is None else [(hv, coef)]
+
+    def add_row(
+        self, family: str, key: Key, terms: Terms, sense: int, rhs: float
+    ) -> pulp.LpConstraint:
+        """Add one row named ``<family>_<positions>`` and record its name."""
+        name = "_".join([family, *(str(part) for part in key)])
+        full_key = (family, *key)
+        if name in self.lp_row_names or full_key in self.row_names:
+            raise SolveError(f"internal error: LP row name {name!r} used twice")
+        self.lp_row_names.add(name)
+        row = pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, name, rhs)
+        self.problem.addConstraint(row)
+        self.row_names[full_key] = name
+        self.family_rows[family].append(name)
+        return row
+
+    def add_shortfall(self, group: str, key: Key, weight: float) -> pulp.LpVariable | None:
+        """An elastic slack for ``key`` when ``group`` is relaxed, else None."""
+        if group not in self.elastic:
+            return None
+        name = "short_" + "_".join(str(p) for p in key)
+        var = self.problem.add_variable(name, lowBound=0)
+        self.shortfalls[key] = var
+        self.shortfall_weights[key] = weight
+        return var
+
+
+def _merge(terms: Iterable[tuple[pulp.LpVariable, float]]) -> Terms:
+    """Sum coefficients of repeated variables (keeps expressions small and LP text stable)."""
+    merged: dict[str, tuple[pulp.LpVariable, float]] = {}
+    for var, coef in terms:
+        if var.name in merged:
+            merged[var.name] = (var, merged[var.name][1] + coef)
+        else:
+            merged[var.name] = (var, coef)
+    return [vc for vc in merged.values() if vc[1] != 0.0]
+
+
+def _ceil(x: float) -> int:
+    """Ceiling that ignores floating-point noise (3.0000000001 is 3)."""
+    return max(0, math.ceil(x - 1e-9))
+
+
+def _pairs_of(built: BuiltModel, w: Workload) -> list[str]:
+    """GPU types ``w`` may run on, in sheet order."""
+    return [g.name for g in built.scenario.gpus if (w.name, g.name) in built.estimates]

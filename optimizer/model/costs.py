@@ -1,0 +1,88 @@
+"""Cost coefficients and small rules of the model, free of PuLP.
+
+Takes ``domain`` assumptions, GPUs, offers and workloads and ``results.PairEstimate``
+rows; hands on plain numbers and yes/no rules: discounting, energy, maintenance,
+residual value, reservation months, which pairs the model can use, where spot is
+allowed and which offers are dominated. The model prices its variables with these
+formulas and plan assembly (``optimizer.solve.assemble``) computes a plan's money
+from its decisions with exactly the same ones. Must not import PuLP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from optimizer.domain import Assumptions, Gpu, Kind, Offer, Workload
+from optimizer.results import PairEstimate
+
+
+def discount_factor(a: Assumptions, month: int) -> float:
+    """``(1 + discount_rate) ** (-(t - 1) / 12)``: month 1 is not discounted."""
+    return float((1.0 + a.discount_rate) ** (-(month - 1) / 12.0))
+
+
+def energy_cost_per_hour(gpu: Gpu, a: Assumptions) -> float:
+    """USD per powered GPU-hour of an owned GPU at full draw (TDP × PUE × price)."""
+    return (gpu.tdp_w or 0.0) / 1000.0 * a.pue * a.electricity_per_kwh
+
+
+def maintenance_per_month(offer: Offer, a: Assumptions) -> float:
+    """USD per owned GPU per month bought from ``offer``."""
+    return a.maintenance_per_year / 12.0 * offer.price
+
+
+def residual_fraction(a: Assumptions, horizon: int, month: int) -> float:
+    """Share of the price credited at the horizon for a GPU bought in ``month``."""
+    if not a.credit_residual_value:
+        return 0.0
+    age = horizon - month + 1
+    return max(0.0, 1.0 - age / a.depreciation_months)
+
+
+def reservation_months(offer: Offer, start: int) -> range:
+    """Months a reservation of ``offer`` starting in ``start`` is active (and paid)."""
+    return range(start, start + (offer.term_months or 0))
+
+
+def usable_estimate(est: PairEstimate, workload: Workload) -> bool:
+    """An allowed pair with the figures its kind needs (the model cannot use it otherwise)."""
+    if not est.allowed:
+        return False
+    if workload.kind is Kind.REALTIME_INFERENCE:
+        return bool(
+            est.gpus_per_replica
+            and est.gpus_per_replica > 0
+            and est.tokens_per_second_per_replica
+            and est.tokens_per_second_per_replica > 0
+        )
+    return bool(est.gpu_hours and est.gpu_hours > 0)
+
+
+def spot_allowed(workload: Workload) -> bool:
+    """Spot capacity serves interruptible work only, and never realtime serving."""
+    return workload.interruptible and workload.kind is not Kind.REALTIME_INFERENCE
+
+
+def dominated_offers(offers: Sequence[Offer]) -> frozenset[str]:
+    """Offer ids that an uncapped offer of the same type and option makes redundant.
+
+    ``b`` is dominated by ``a`` when ``a`` is uncapped, costs no more, is
+    available no later and (reserved) has the same term; ties go to the offer
+    listed first. Leaving ``b`` out cannot raise the optimum: every unit of
+    ``b`` can be replaced by a unit of ``a`` at no higher cost, budget use or
+    power draw.
+    """
+    dropped: set[str] = set()
+    for i, b in enumerate(offers):
+        for j, a in enumerate(offers):
+            if i == j or a.offer_id in dropped:
+                continue
+            same = a.gpu == b.gpu and a.option is b.option and a.term_months == b.term_months
+            if not same or a.max_units is not None:
+                continue
+            no_worse = a.price <= b.price and a.available_from <= b.available_from
+            strictly = a.price < b.price or a.available_from < b.available_from or j < i
+            if no_worse and strictly:
+                dropped.add(b.offer_id)
+                break
+    return frozenset(dropped)

@@ -1,0 +1,77 @@
+"""Constraint family ``budgets``: capex, monthly and total budgets (and ``opex_terms``).
+
+Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; adds the
+family's rows through :meth:`~optimizer.model.built.BuiltModel.add_row`. Golden
+LP text: ``tests/model/golden/budgets.lp``.
+"""
+
+from __future__ import annotations
+
+import pulp
+
+from optimizer.domain import OfferOption
+from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Key, Terms, _merge
+from optimizer.model.costs import energy_cost_per_hour, maintenance_per_month
+
+
+def opex_terms(built: BuiltModel, month: int) -> Terms:
+    """Undiscounted operating cash of ``month``: energy, maintenance, rent, spot, reserved."""
+    s = built.scenario
+    a = s.assumptions
+    H = a.hours_per_month
+    terms: Terms = []
+    for g in s.gpus:
+        ce = energy_cost_per_hour(g, a)
+        if ce:
+            # energy = ce * (idle * (H * own - used) + used)
+            terms += built.own_terms(g.name, month, ce * a.idle_power_fraction * H)
+            if (uv := built.use_own.get((g.name, month))) is not None:
+                terms.append((uv, ce * (1.0 - a.idle_power_fraction)))
+    for o in built.offers:
+        if o.option is OfferOption.BUY:
+            if m := maintenance_per_month(o, a):
+                terms += built.owned_terms(o, month, m)
+        elif o.option is OfferOption.RESERVED:
+            terms += built.active_terms(o, month, o.price * H)
+        elif (v := built.rent.get((o.offer_id, month))) is not None:
+            terms.append((v, o.price))
+    return terms
+
+
+def define_budgets_constraints(built: BuiltModel) -> None:
+    """Budgets, undiscounted (model.md, Budgets); each only when given.
+
+    ``budgets_capex``:       sum_o price[o] * owned[o,T] <= budget_capex
+    ``budgets_monthly_t{t}``: opex[t] <= budget_monthly for every month
+    ``budgets_total``:       capex + sum_t opex[t] <= budget_total
+
+    ``opex[t]`` is energy + maintenance + on-demand + spot + reserved cash of
+    month ``t`` (see :func:`opex_terms`). Elastic (``limits``): ``short`` USD
+    on the right, weighted per budget.
+    """
+    s = built.scenario
+    capex: Terms = [
+        vc for o in built.offers for vc in built.owned_terms(o, s.horizon_months, o.price)
+    ]
+
+    def limit(key: str, terms: Terms, rhs: float, month: int | None = None) -> None:
+        short_key: Key = ("budget", key) if month is None else ("budget", key, month)
+        short = built.add_shortfall(ELASTIC_LIMITS, short_key, 1.0 / max(rhs, 1.0))
+        if short is not None:
+            terms = [*terms, (short, -1.0)]
+        row_key = (key,) if month is None else (key, f"t{month}")
+        built.add_row("budgets", row_key, _merge(terms), pulp.LpConstraintLE, rhs)
+
+    if s.budget_capex is not None:
+        limit("capex", capex, s.budget_capex)
+    monthly = (
+        {t: opex_terms(built, t) for t in s.months}
+        if (s.budget_monthly is not None or s.budget_total is not None)
+        else {}
+    )
+    if s.budget_monthly is not None:
+        for t in s.months:
+            if monthly[t]:
+                limit("monthly", monthly[t], s.budget_monthly, t)
+    if s.budget_total is not None:
+        limit("total", [*capex, *(vc for t in s.months for vc in monthly[t])], s.budget_total)

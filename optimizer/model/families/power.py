@@ -1,0 +1,34 @@
+"""Constraint family ``power``: owned GPUs' draw with PUE fits the power cap.
+
+Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; adds the
+family's rows through :meth:`~optimizer.model.built.BuiltModel.add_row`. Golden
+LP text: ``tests/model/golden/power.lp``.
+"""
+
+from __future__ import annotations
+
+import pulp
+
+from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Terms, _merge
+
+
+def define_power_constraints(built: BuiltModel) -> None:
+    """Owned GPUs' draw with PUE fits the power cap.
+
+    ``power_cap``: sum_g tdp_w[g] * pue * own[g,T] <= power_cap_kw * 1000
+
+    Owned stock never falls, so the last month is the binding one.
+    Elastic (``limits``): ``short`` watts on the right.
+    """
+    s = built.scenario
+    if s.power_cap_kw is None:
+        return
+    a = s.assumptions
+    terms: Terms = []
+    for g in s.gpus:
+        terms += built.own_terms(g.name, s.horizon_months, (g.tdp_w or 0.0) * a.pue)
+    rhs = s.power_cap_kw * 1000.0
+    short = built.add_shortfall(ELASTIC_LIMITS, ("power",), 1.0 / max(rhs, 1.0))
+    if short is not None:
+        terms.append((short, -1.0))
+    built.add_row("power", ("cap",), _merge(terms), pulp.LpConstraintLE, rhs)

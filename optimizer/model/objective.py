@@ -1,0 +1,54 @@
+"""The cost objective: one discounted coefficient per variable.
+
+Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; hands on
+the objective's terms (``build.build_model`` merges them and sets them as the
+objective unless the model is elastic), priced with ``optimizer.model.costs``.
+"""
+
+from __future__ import annotations
+
+from optimizer.model.built import BuiltModel, Terms
+from optimizer.model.costs import (
+    discount_factor,
+    energy_cost_per_hour,
+    maintenance_per_month,
+    reservation_months,
+    residual_fraction,
+)
+
+
+def objective_terms(built: BuiltModel) -> Terms:
+    """Discounted cost of the plan (model.md, Objective), one coefficient per variable.
+
+    buy[o,s]:     price*df(s) + sum_{t=s..T} (maintenance + ce*idle*H) * df(t)
+                  - price * residual_fraction(s) * df(T)
+    use_own[g,t]: ce * (1 - idle) * df(t)        (energy of used hours)
+    rent[o,t]:    price * df(t)
+    reserve[o,s]: price * H * sum_{t in term} df(t)
+    """
+    s = built.scenario
+    a = s.assumptions
+    T = s.horizon_months
+    H = a.hours_per_month
+    df = [0.0] + [discount_factor(a, t) for t in s.months]
+    tail = [0.0] * (T + 2)  # tail[t] = sum_{tau=t..T} df(tau)
+    for t in range(T, 0, -1):
+        tail[t] = tail[t + 1] + df[t]
+    offers = {o.offer_id: o for o in built.offers}
+    terms: Terms = []
+    for (oid, t), v in built.buy.items():
+        o = offers[oid]
+        gpu = s.gpu(o.gpu)
+        running = (
+            maintenance_per_month(o, a) + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
+        )
+        coef = o.price * df[t] + running * tail[t] - o.price * residual_fraction(a, T, t) * df[T]
+        terms.append((v, coef))
+    for (g, t), v in built.use_own.items():
+        terms.append((v, energy_cost_per_hour(s.gpu(g), a) * (1.0 - a.idle_power_fraction) * df[t]))
+    for (oid, t), v in built.rent.items():
+        terms.append((v, offers[oid].price * df[t]))
+    for (oid, start), v in built.reserve.items():
+        o = offers[oid]
+        terms.append((v, o.price * H * sum(df[t] for t in reservation_months(o, start))))
+    return terms

@@ -1,0 +1,271 @@
+"""Solver adapters: HiGHS and CBC through PuLP, reported in our terms.
+
+Takes a PuLP problem and ``results.SolverSettings``; builds the PuLP solver
+object, solves the problem in place and hands on a :class:`SolverRun` (status,
+proven gap and bound, seconds, solver name and version, message), never a PuLP
+object. Solver statuses become ``results.SolveStatus`` in :func:`_solve_status`
+and nowhere else; CBC's proven bound is read from its log.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulp
+
+from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve.progress import _Progress
+
+# A plan counts as proven cheapest when no plan can be cheaper by more than
+# half a cent (the solver's absolute gap); --gap adds a relative tolerance.
+PROOF_TOLERANCE_USD = 0.005
+
+
+@dataclass(frozen=True)
+class SolverRun:
+    """What one solver run gave, in our terms (no PuLP object)."""
+
+    status: SolveStatus
+    gap: float | None  # proven relative gap of the incumbent; None when unknown
+    seconds: float
+    name: str
+    version: str
+    message: str = ""  # why, when the status is ERROR or a limit stopped the run
+    bound: float | None = None  # proven lower bound on the cost of any plan (HiGHS)
+
+
+_banner_silenced = False
+
+
+def _silence_highs_banner() -> None:
+    """HiGHS prints its banner on file descriptor 1 when the first Highs object is made.
+
+    Standard output carries ``--json`` and ``--quiet`` promises silence, so
+    make that first object with fd 1 pointed at the null device; later
+    objects print nothing.
+    """
+    global _banner_silenced
+    if _banner_silenced:
+        return
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    _banner_silenced = True
+
+
+_scheduler_threads: int | None = None
+
+
+def _use_threads(threads: int | None) -> None:
+    """HiGHS keeps one global thread pool per process, sized by the first solve.
+
+    A later solve asking for a different ``threads`` fails ("global scheduler
+    has already been initialized"), so rebuild the pool when the number
+    changes. Solves in one process run one at a time, so no solve is using
+    the pool when it is rebuilt.
+    """
+    global _scheduler_threads
+    if threads is None or threads == _scheduler_threads:
+        return
+    import highspy
+
+    highspy.Highs.resetGlobalScheduler(True)
+    _scheduler_threads = threads
+
+
+def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
+    _silence_highs_banner()
+    import highspy
+
+    _use_threads(settings.threads)
+
+    extra: dict[str, Any] = {}
+    if settings.progress:
+        kinds = highspy.cb.HighsCallbackType
+        extra["callbackTuple"] = (_Progress(), None)
+        extra["callbacksToActivate"] = [
+            kinds.kCallbackMipInterrupt,
+            kinds.kCallbackMipImprovingSolution,
+        ]
+    # Two root-node heuristics and restarts are switched off. Each is a
+    # search setting only: the model, and so every optimal value, is
+    # unchanged. On the bundled example feasibility jump and the root
+    # reduced-cost heuristic spent 0.5-1.5 s a scenario finding nothing the
+    # search did not find anyway (three scenarios: 4.6 -> 1.8 s of solving),
+    # and a restart after root fixing redoes the root's work (europe 1.5 ->
+    # 1.2 s). On the synthetic benchmarks the proven gap after 20 s is the
+    # same within run-to-run noise at (10, 20, 36), and at (20, 50, 60)
+    # feasibility jump's first plans led the search astray (gap 88-90 %
+    # instead of 20-32 % on seeds 2 and 3).
+    solver = pulp.HiGHS(
+        msg=False,
+        gapRel=settings.gap,
+        gapAbs=PROOF_TOLERANCE_USD,
+        timeLimit=settings.time_limit,
+        threads=settings.threads,
+        mip_allow_restart=False,
+        mip_heuristic_run_feasibility_jump=False,
+        mip_heuristic_run_root_reduced_cost=False,
+        **extra,
+    )
+    problem.solve(solver)
+    seconds = time.perf_counter() - started
+    highs = problem.solverModel
+    model_status = highs.getModelStatus()
+    hinfo = highs.getInfo()
+    has_incumbent = int(hinfo.primal_solution_status) == 2  # kSolutionStatusFeasible
+    status = _solve_status(model_status, None, None, has_incumbent)
+    gap: float | None = None
+    if status is SolveStatus.OPTIMAL:
+        gap = float(hinfo.mip_gap) if _has_integers(problem) else 0.0
+    elif status is SolveStatus.TIME_LIMIT:
+        gap = float(hinfo.mip_gap) if math.isfinite(hinfo.mip_gap) else None
+    return SolverRun(
+        status=status,
+        gap=gap,
+        seconds=seconds,
+        name="HiGHS",
+        version=highs.version(),
+        message=_message(status, "HiGHS", settings, highs.modelStatusToString(model_status)),
+        bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
+    )
+
+
+def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+    """CBC through PuLP; the proven bound is read from CBC's log, which PuLP does not return."""
+    with tempfile.TemporaryDirectory(prefix="gpumix-cbc-") as folder:
+        log = Path(folder) / "cbc.log"
+        # PuLP 3.3 warns that PULP_CBC_CMD (the CBC bundled with PuLP) goes away
+        # in 4.0; it is still the CBC every install has, so silence that notice.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "PULP_CBC_CMD", DeprecationWarning)
+            cbc = pulp.PULP_CBC_CMD(
+                msg=False,
+                timeLimit=settings.time_limit,
+                gapRel=settings.gap,
+                gapAbs=PROOF_TOLERANCE_USD,
+                threads=settings.threads,
+                logPath=str(log),
+            )
+        problem.solve(cbc)
+        log_text = log.read_text(errors="replace") if log.exists() else ""
+    seconds = time.perf_counter() - started
+    status = _solve_status(None, problem.status, problem.sol_status, None)
+    gap: float | None = None
+    bound: float | None = None
+    if status.has_plan:
+        objective = pulp.value(problem.objective)
+        bound = cbc_lower_bound(log_text, objective, status)
+        if bound is not None and objective:
+            # HiGHS's convention (plan - bound) / plan, so both solvers report alike.
+            gap = max(0.0, (objective - bound) / abs(objective))
+        elif status is SolveStatus.OPTIMAL:
+            gap = 0.0
+    return SolverRun(
+        status=status,
+        gap=gap,
+        seconds=seconds,
+        name="CBC",
+        version=_cbc_version(),
+        message=_message(status, "CBC", settings),
+        bound=bound,
+    )
+
+
+_CBC_BOUND = re.compile(r"^Lower bound:\s*(\S+)", re.MULTILINE)
+
+
+def cbc_lower_bound(log_text: str, objective: float | None, status: SolveStatus) -> float | None:
+    """The proven lower bound in CBC's log ("Lower bound: ..."), or None when it says none.
+
+    CBC prints the line only when the search stopped short of proof (gap
+    tolerance or time limit); a run that proved its plan optimal prints no
+    bound, and then the bound is the plan's own cost.
+    """
+    found = _CBC_BOUND.findall(log_text)
+    if found:
+        try:
+            return float(found[-1])
+        except ValueError:
+            return None
+    if status is SolveStatus.OPTIMAL and "Result - Optimal solution found" in log_text:
+        return objective
+    return None
+
+
+def _solve_status(
+    highs_status: Any | None,
+    pulp_status: int | None,
+    pulp_solution_status: int | None,
+    has_incumbent: bool | None,
+) -> SolveStatus:
+    """The one place solver statuses become :class:`SolveStatus`.
+
+    HiGHS: its own ``HighsModelStatus`` (PuLP 3.3.2 calls a run stopped by
+    the time limit "Optimal"). A time, iteration or solution limit or an
+    interrupt with an incumbent is TIME_LIMIT; without one, ERROR. CBC
+    (through PuLP): PuLP's status and solution status.
+    """
+    if highs_status is not None:
+        import highspy
+
+        ms = highspy.HighsModelStatus
+        if highs_status == ms.kOptimal:
+            return SolveStatus.OPTIMAL
+        if highs_status in (ms.kInfeasible, ms.kUnboundedOrInfeasible):
+            # Every cost is >= 0 but the residual credit, which is below the
+            # price it comes from, so the model is never unbounded.
+            return SolveStatus.INFEASIBLE
+        if highs_status in (ms.kTimeLimit, ms.kIterationLimit, ms.kSolutionLimit, ms.kInterrupt):
+            return SolveStatus.TIME_LIMIT if has_incumbent else SolveStatus.ERROR
+        return SolveStatus.ERROR
+    if pulp_status == pulp.LpStatusOptimal:
+        if pulp_solution_status == pulp.LpSolutionOptimal:
+            return SolveStatus.OPTIMAL
+        if pulp_solution_status == pulp.LpSolutionIntegerFeasible:
+            return SolveStatus.TIME_LIMIT
+        return SolveStatus.ERROR
+    if pulp_status == pulp.LpStatusInfeasible:
+        return SolveStatus.INFEASIBLE
+    return SolveStatus.ERROR
+
+
+def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str = "") -> str:
+    limit = f"{settings.time_limit:g} s" if settings.time_limit is not None else "no"
+    if status is SolveStatus.ERROR:
+        if "limit" in raw.lower():
+            return (
+                f"{name} found no plan within the {limit} time limit; "
+                "raise --time-limit or simplify the scenario"
+            )
+        return f"{name} failed to solve the model (status: {raw or 'not solved'})"
+    if status is SolveStatus.TIME_LIMIT:
+        return f"{name} stopped at the {limit} time limit before proving the plan optimal"
+    return ""
+
+
+def _has_integers(problem: pulp.LpProblem) -> bool:
+    return any(v.cat == pulp.LpInteger for v in problem.variables())
+
+
+def _cbc_version() -> str:
+    return f"bundled with PuLP {pulp.__version__}"

@@ -1,0 +1,372 @@
+"""Plan assembly: from a solved model to a complete ``results.Plan``.
+
+Takes the solved :class:`~optimizer.model.built.BuiltModel`, its
+:class:`~optimizer.solve.adapters.SolverRun` and ``results.SolverInfo``; hands on
+the plan: its ``Decisions`` (rounded variable values), its money
+(:func:`money_of`, with the cost formulas of ``optimizer.model.costs``), fleet,
+assignments with their share of the cost, offer use and diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import pulp
+
+from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario
+from optimizer.model.built import BuiltModel
+from optimizer.model.costs import (
+    discount_factor,
+    energy_cost_per_hour,
+    maintenance_per_month,
+    reservation_months,
+    residual_fraction,
+)
+from optimizer.results import (
+    AssignmentRow,
+    CashFlowMonth,
+    Decisions,
+    FleetRow,
+    OfferUse,
+    PairEstimate,
+    Plan,
+    SolverInfo,
+    SolverSettings,
+    SolveStatus,
+    WorkHours,
+)
+from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun
+
+# Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
+HOURS_NOISE = 1e-6
+
+
+def _value(var: pulp.LpVariable) -> float:
+    v = var.varValue
+    return 0.0 if v is None else float(v)
+
+
+def _whole(var: pulp.LpVariable) -> int:
+    return round(_value(var))
+
+
+def _hours(var: pulp.LpVariable) -> float:
+    v = _value(var)
+    return 0.0 if abs(v) < HOURS_NOISE else max(v, 0.0)
+
+
+def read_decisions(built: BuiltModel) -> Decisions:
+    """The plan's decisions from the variable values: integers to int, noise to 0.
+
+    Only nonzero entries are kept (a missing key means zero). Realtime work
+    is ``replicas * k * H`` hours, exactly.
+    """
+    s = built.scenario
+    H = s.assumptions.hours_per_month
+    purchases = {k: n for k, v in built.buy.items() if (n := _whole(v))}
+    reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
+    rented = {k: h for k, v in built.rent.items() if (h := _hours(v))}
+    owned = {k: h for k, v in built.use_own.items() if (h := _hours(v))}
+    reserved = {k: h for k, v in built.use_res.items() if (h := _hours(v))}
+    work: dict[tuple[str, str, int], WorkHours] = {}
+    for key, v in built.work.items():
+        hours = _hours(v)
+        spot_var = built.spot_work.get(key)
+        spot = _hours(spot_var) if spot_var is not None else 0.0
+        if hours or spot:
+            work[key] = WorkHours(hours=hours, spot_hours=spot)
+    replicas: dict[tuple[str, str, int], int] = {}
+    for (w, g, t), v in built.replicas.items():
+        n = _whole(v)
+        if n:
+            replicas[(w, g, t)] = n
+            k = built.estimates[(w, g)].gpus_per_replica or 0
+            work[(w, g, t)] = WorkHours(hours=n * k * H)
+    picks: dict[str, str] = {}
+    for (w, g), v in built.pick.items():
+        if _whole(v) == 1:
+            picks[w] = g
+    return Decisions(
+        purchases=purchases,
+        reservations=reservations,
+        rented_hours=rented,
+        owned_hours=owned,
+        reserved_hours=reserved,
+        work=work,
+        replicas=replicas,
+        picks=picks,
+    )
+
+
+@dataclass(frozen=True)
+class Money:
+    """A plan's money, from its decisions (USD)."""
+
+    cash: dict[int, dict[CostCategory, float]]  # undiscounted, months 1..T
+    costs: dict[CostCategory, float]  # discounted totals
+    residual_credit: float  # undiscounted
+    residual_credit_discounted: float
+    owned: dict[tuple[str, int], int]
+    active_reserved: dict[tuple[str, int], int]  # (offer id, month)
+
+    @property
+    def total_cost(self) -> float:
+        return sum(self.costs.values()) - self.residual_credit_discounted
+
+    @property
+    def cash_out(self) -> float:
+        return sum(sum(m.values()) for m in self.cash.values())
+
+
+def money_of(scenario: Scenario, d: Decisions) -> Money:
+    """Every cost of model.md, from the decisions, with the model's own coefficients."""
+    a = scenario.assumptions
+    T = scenario.horizon_months
+    H = a.hours_per_month
+    offers = {o.offer_id: o for o in scenario.offers}
+    cash = {t: dict.fromkeys(CostCategory, 0.0) for t in scenario.months}
+    owned: dict[tuple[str, int], int] = defaultdict(int)
+    credit = 0.0
+    for (oid, s), n in d.purchases.items():
+        o = offers[oid]
+        cash[s][CostCategory.PURCHASE] += o.price * n
+        credit += o.price * residual_fraction(a, T, s) * n
+        for t in range(s, T + 1):
+            owned[(o.gpu, t)] += n
+            cash[t][CostCategory.MAINTENANCE] += maintenance_per_month(o, a) * n
+    active: dict[tuple[str, int], int] = defaultdict(int)
+    for (oid, s), n in d.reservations.items():
+        o = offers[oid]
+        for t in reservation_months(o, s):
+            active[(oid, t)] += n
+            cash[t][CostCategory.RESERVED] += o.price * H * n
+    for (oid, t), hours in d.rented_hours.items():
+        o = offers[oid]
+        category = CostCategory.SPOT if o.option is OfferOption.SPOT else CostCategory.ON_DEMAND
+        cash[t][category] += o.price * hours
+    for g in scenario.gpus:
+        ce = energy_cost_per_hour(g, a)
+        for t in scenario.months:
+            n = owned.get((g.name, t), 0)
+            if n and ce:
+                used = d.owned_hours.get((g.name, t), 0.0)
+                idle = H * n - used
+                cash[t][CostCategory.ENERGY] += ce * (a.idle_power_fraction * idle + used)
+    costs = dict.fromkeys(CostCategory, 0.0)
+    for t, amounts in cash.items():
+        df = discount_factor(a, t)
+        for c, amount in amounts.items():
+            costs[c] += amount * df
+    return Money(
+        cash=cash,
+        costs=costs,
+        residual_credit=credit,
+        residual_credit_discounted=credit * discount_factor(a, T),
+        owned=dict(owned),
+        active_reserved=dict(active),
+    )
+
+
+def _plan_from_solution(
+    built: BuiltModel,
+    run: SolverRun,
+    options: tuple[PairEstimate, ...],
+    info: SolverInfo,
+    settings: SolverSettings,
+) -> Plan:
+    s = built.scenario
+    d = read_decisions(built)
+    money = money_of(s, d)
+    diagnostics: list[str] = []
+    # HiGHS's gap is (plan - bound) / plan: no plan can cost less than the bound.
+    floor = f"; no plan can cost less than ${run.bound:,.2f}" if run.bound is not None else ""
+    if run.status is SolveStatus.TIME_LIMIT:
+        gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
+        diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
+    elif (
+        run.gap is not None
+        and money.total_cost is not None
+        and run.gap * abs(money.total_cost) > PROOF_TOLERANCE_USD
+    ):
+        diagnostics.append(
+            f"optimal within the gap tolerance {settings.gap:g}: proven gap {run.gap:.4%} "
+            f"of the plan's cost{floor}"
+        )
+    assignments, idle = _assignments(s, d, money, built.estimates)
+    if idle > 0.005:
+        diagnostics.append(f"${idle:,.2f} of idle capacity is not allocated to any workload")
+    return Plan(
+        scenario=s,
+        status=run.status,
+        gap=0.0 if run.status is SolveStatus.OPTIMAL else run.gap,
+        total_cost=money.total_cost,
+        cash_out=money.cash_out,
+        residual_credit=money.residual_credit,
+        costs=money.costs,
+        cash_flow=tuple(CashFlowMonth(t, money.cash[t]) for t in s.months),
+        fleet=_fleet(s, d, money),
+        assignments=assignments,
+        options=options,
+        diagnostics=tuple(diagnostics),
+        decisions=d,
+        solver=info,
+        offer_use=_offer_use(s, d),
+        residual_credit_discounted=money.residual_credit_discounted,
+    )
+
+
+def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
+    H = s.assumptions.hours_per_month
+    offers = {o.offer_id: o for o in s.offers}
+    bought: dict[tuple[str, int], int] = defaultdict(int)
+    for (oid, t), n in d.purchases.items():
+        bought[(offers[oid].gpu, t)] += n
+    reserved: dict[tuple[str, int], int] = defaultdict(int)
+    for (oid, t), n in money.active_reserved.items():
+        reserved[(offers[oid].gpu, t)] += n
+    rented: dict[tuple[str, int], float] = defaultdict(float)
+    spot: dict[tuple[str, int], float] = defaultdict(float)
+    for (oid, t), hours in d.rented_hours.items():
+        o = offers[oid]
+        (spot if o.option is OfferOption.SPOT else rented)[(o.gpu, t)] += hours
+    rows = []
+    for g in s.gpus:
+        for t in s.months:
+            key = (g.name, t)
+            n = money.owned.get(key, 0)
+            rows.append(
+                FleetRow(
+                    gpu=g.name,
+                    month=t,
+                    bought=bought.get(key, 0),
+                    owned=n,
+                    reserved=reserved.get(key, 0),
+                    rented_hours=rented.get(key, 0.0),
+                    spot_hours=spot.get(key, 0.0),
+                    owned_utilization=d.owned_hours.get(key, 0.0) / (H * n) if n else None,
+                )
+            )
+    return tuple(rows)
+
+
+def _type_month_costs(
+    s: Scenario, d: Decisions, money: Money
+) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
+    """Undiscounted cost of each GPU type and month: (non-spot cost, spot cost).
+
+    Non-spot: energy, maintenance, on-demand and reserved cash of that month,
+    plus each purchase's net capital cost (price minus the credited book
+    value) spread evenly over the months from purchase to the horizon.
+    """
+    a = s.assumptions
+    T = s.horizon_months
+    H = a.hours_per_month
+    offers = {o.offer_id: o for o in s.offers}
+    paid: dict[tuple[str, int], float] = defaultdict(float)
+    spot: dict[tuple[str, int], float] = defaultdict(float)
+    for (oid, t0), n in d.purchases.items():
+        o = offers[oid]
+        net = o.price * (1.0 - residual_fraction(a, T, t0)) * n
+        per_month = net / (T - t0 + 1)
+        for t in range(t0, T + 1):
+            paid[(o.gpu, t)] += per_month + maintenance_per_month(o, a) * n
+    for (oid, t), n in money.active_reserved.items():
+        o = offers[oid]
+        paid[(o.gpu, t)] += o.price * H * n
+    for (oid, t), hours in d.rented_hours.items():
+        o = offers[oid]
+        (spot if o.option is OfferOption.SPOT else paid)[(o.gpu, t)] += o.price * hours
+    for g in s.gpus:
+        ce = energy_cost_per_hour(g, a)
+        for t in s.months:
+            n = money.owned.get((g.name, t), 0)
+            if n and ce:
+                used = d.owned_hours.get((g.name, t), 0.0)
+                paid[(g.name, t)] += ce * (a.idle_power_fraction * (H * n - used) + used)
+    return paid, spot
+
+
+def _assignments(
+    s: Scenario,
+    d: Decisions,
+    money: Money,
+    estimates: dict[tuple[str, str], PairEstimate],
+) -> tuple[tuple[AssignmentRow, ...], float]:
+    """One row per workload × GPU × month with hours; cost shared by GPU-hours.
+
+    Returns the rows and the cost of type-months with no work at all (idle
+    capacity, reported as a diagnostic).
+    """
+    a = s.assumptions
+    H = a.hours_per_month
+    e = a.spot_efficiency
+    paid, spot_cost = _type_month_costs(s, d, money)
+    hours_of: dict[tuple[str, int], float] = defaultdict(float)
+    spot_of: dict[tuple[str, int], float] = defaultdict(float)
+    for (_w, g, t), wh in d.work.items():
+        hours_of[(g, t)] += wh.hours
+        spot_of[(g, t)] += wh.spot_hours
+    served: dict[tuple[str, int], float] = defaultdict(float)  # realtime tokens/s capacity
+    for (w, g, t), n in d.replicas.items():
+        served[(w, t)] += n * (estimates[(w, g)].tokens_per_second_per_replica or 0.0)
+    kinds = {w.name: w for w in s.workloads}
+    rows = []
+    order = {w.name: i for i, w in enumerate(s.workloads)}
+    gorder = {g.name: i for i, g in enumerate(s.gpus)}
+    for (w, g, t), wh in sorted(
+        d.work.items(), key=lambda kv: (order[kv[0][0]], kv[0][2], gorder[kv[0][1]])
+    ):
+        cost = 0.0
+        if hours_of[(g, t)] > 0:
+            cost += paid.get((g, t), 0.0) * wh.hours / hours_of[(g, t)]
+        if spot_of[(g, t)] > 0:
+            cost += spot_cost.get((g, t), 0.0) * wh.spot_hours / spot_of[(g, t)]
+        est = estimates[(w, g)]
+        workload = kinds[w]
+        tokens: float | None = None
+        replicas = d.replicas.get((w, g, t)) if workload.kind is Kind.REALTIME_INFERENCE else None
+        if workload.kind is Kind.REALTIME_INFERENCE:
+            if replicas and served[(w, t)] > 0 and workload.tokens_per_second:
+                share = replicas * (est.tokens_per_second_per_replica or 0.0) / served[(w, t)]
+                tokens = workload.tokens_per_second * 3600.0 * H * share
+        elif workload.tokens and est.gpu_hours:
+            tokens = workload.tokens * (wh.hours + e * wh.spot_hours) / est.gpu_hours
+        rows.append(
+            AssignmentRow(
+                workload=w,
+                gpu=g,
+                month=t,
+                gpus_per_replica=est.gpus_per_replica or 1,
+                replicas=replicas if workload.kind is Kind.REALTIME_INFERENCE else None,
+                gpu_hours=wh.hours + wh.spot_hours,
+                cost=cost,
+                spot_hours=wh.spot_hours,
+                tokens=tokens,
+            )
+        )
+    idle = sum(c for key, c in paid.items() if hours_of.get(key, 0.0) <= 0)
+    idle += sum(c for key, c in spot_cost.items() if spot_of.get(key, 0.0) <= 0)
+    return tuple(rows), idle
+
+
+def _offer_use(s: Scenario, d: Decisions) -> tuple[OfferUse, ...]:
+    units: dict[str, float] = defaultdict(float)
+    for (oid, _t), n in d.purchases.items():
+        units[oid] += n
+    for (oid, _t), n in d.reservations.items():
+        units[oid] += n * _term(s, oid)
+    for (oid, _t), hours in d.rented_hours.items():
+        units[oid] += hours
+    H = s.assumptions.hours_per_month
+    rows = []
+    for o in s.offers:
+        u = units.get(o.offer_id, 0.0)
+        cost = o.price * u * (H if o.option is OfferOption.RESERVED else 1.0)
+        rows.append(OfferUse(o.offer_id, o.gpu, o.option, o.price, u, cost))
+    return tuple(rows)
+
+
+def _term(s: Scenario, offer_id: str) -> int:
+    offer: Offer = next(o for o in s.offers if o.offer_id == offer_id)
+    return offer.term_months or 0
