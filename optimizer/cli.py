@@ -2,7 +2,8 @@
 
 read → check → estimate → build → solve → report → write. Each stage lives in
 its own module and hands a typed object to the next; this module parses
-arguments, calls them in order, prints, and maps errors to exit codes:
+arguments (the parser is built in ``optimizer.cli_parser``), calls them in
+order, prints, and maps errors to exit codes:
 0 every scenario solved, 1 some scenario has no plan, 2 bad input or usage.
 """
 
@@ -19,161 +20,11 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
+from optimizer.cli_parser import _build_parser
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.results import Plan, RunResult, SolverSettings
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises InputError (exit 2, message on stderr) instead of exiting."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"usage: {message} (see '{self.prog} --help')")
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="gpumix", description="Plan the cheapest GPU fleet for AI workloads.")
-    parser.add_argument("--version", action="version", version=f"gpumix {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    solve = sub.add_parser("solve", help="solve every scenario of a workbook or scenario file")
-    solve.add_argument(
-        "input",
-        nargs="?",
-        type=Path,
-        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
-    )
-    solve.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="solve only this scenario (repeatable)",
-    )
-    solve.add_argument(
-        "--output",
-        type=Path,
-        metavar="OUT.xlsx",
-        help="result workbook (default: <input name>-results.xlsx here)",
-    )
-    solve.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON object with every result on standard output",
-    )
-    solve.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    _add_solver_flags(solve)
-    solve.add_argument(
-        "--in-place",
-        action="store_true",
-        help="write the result sheets into the input workbook (nothing else is changed)",
-    )
-    solve.add_argument(
-        "--jobs",
-        type=int,
-        metavar="N",
-        help="solve up to N scenarios at once in separate processes (default: one per CPU)",
-    )
-
-    compare = sub.add_parser("compare", help="solve scenarios and lay them side by side")
-    compare.add_argument(
-        "inputs",
-        nargs="+",
-        type=Path,
-        metavar="INPUT",
-        help="workbooks (.xlsx) or scenario files (.yaml); every scenario of each is compared",
-    )
-    compare.add_argument(
-        "--output",
-        type=Path,
-        metavar="OUT.xlsx",
-        help="comparison workbook (default: <first input name>-comparison.xlsx here)",
-    )
-    compare.add_argument("--jobs", type=int, metavar="N", help="scenarios solved at once")
-    _add_solver_flags(compare)
-
-    template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
-    template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
-
-    validate = sub.add_parser(
-        "validate", help="check inputs (every scenario, after overrides) and print every problem"
-    )
-    validate.add_argument(
-        "input",
-        nargs="?",
-        type=Path,
-        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
-    )
-
-    breakeven = sub.add_parser("breakeven", help="rent-versus-buy break-even per GPU type")
-    breakeven.add_argument(
-        "input",
-        nargs="?",
-        type=Path,
-        help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
-    )
-    breakeven.add_argument(
-        "--scenario", metavar="NAME", help="the scenario whose prices and assumptions are used"
-    )
-    breakeven.add_argument(
-        "--utilization",
-        type=float,
-        default=0.6,
-        metavar="FRACTION",
-        help="share of hours a bought GPU works (default 0.6, i.e. 60 %%)",
-    )
-    breakeven.add_argument(
-        "--output", type=Path, metavar="OUT.xlsx", help="also write the table as a workbook"
-    )
-
-    sweep = sub.add_parser(
-        "sweep", help="solve many variants of a scenario and show where the plan changes"
-    )
-    sweep.add_argument("input", type=Path, help="workbook (.xlsx) or scenario file (.yaml)")
-    sweep.add_argument(
-        "--vary",
-        action="append",
-        required=True,
-        metavar="KEY=START:STOP:POINTS",
-        help="a parameter and its grid (repeat once for a two-way sweep)",
-    )
-    sweep.add_argument("--scenario", metavar="NAME", help="the scenario to vary")
-    sweep.add_argument(
-        "--output",
-        type=Path,
-        metavar="OUT.xlsx",
-        help="sweep workbook (default: <input name>-sweep.xlsx here)",
-    )
-    sweep.add_argument("--jobs", type=int, default=None, metavar="N", help="variants at once")
-    sweep.add_argument("--scheduler", metavar="ADDRESS", help="run the variants on a Dask cluster")
-    sweep.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    _add_solver_flags(sweep)
-    return parser
-
-
-def _add_solver_flags(command: argparse.ArgumentParser) -> None:
-    """--solver, --time-limit and --gap: the same for every command that solves."""
-    command.add_argument(
-        "--solver",
-        choices=["highs", "cbc"],
-        default="highs",
-        help="MILP solver (default highs; cbc is PuLP's bundled CBC)",
-    )
-    command.add_argument(
-        "--time-limit",
-        type=float,
-        metavar="SECONDS",
-        help="stop each solve after this long and report the proven gap",
-    )
-    command.add_argument(
-        "--gap",
-        type=float,
-        metavar="FRACTION",
-        default=0.0,
-        help="relative MIP gap accepted as optimal (default 0: the plan is proven the "
-        "cheapest to within half a cent)",
-    )
 
 
 def _solver_settings(
@@ -505,7 +356,8 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from optimizer.analysis.sweep import describe_flips, parse_vary, run_sweep
+    from optimizer.analysis.sweep import describe_flips, run_sweep
+    from optimizer.analysis.sweep_params import parse_vary
     from optimizer.analysis.sweep_workbook import write_sweep_workbook
 
     specs = [parse_vary(text) for text in args.vary]

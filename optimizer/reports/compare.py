@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
-from optimizer.reports.result_workbook import CATEGORY_LABELS, any_discounted
+from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.reports.sheet_names import COMPARISON
 from optimizer.results import Plan

@@ -1,0 +1,158 @@
+"""A scenario's ``Options`` sheet: every workload × GPU pair the estimator looked at.
+
+Takes one :class:`Plan` (its options, assignments and scenario offers) and
+hands on a :class:`SheetModel` with each pair's fit, estimates and, for the
+allowed ones, the cost of a unit of work at the cheapest hourly offer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from optimizer.domain import Kind, Offer, OfferOption, Scenario
+from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, finite_or_none
+from optimizer.results import Plan
+
+
+@dataclass(frozen=True)
+class _UnitCost:
+    offer: Offer
+    formula: str
+    value: float
+    unit: str
+
+
+def cheapest_hourly_offer(scenario: Scenario, gpu: str, spot_ok: bool) -> Offer | None:
+    """The lowest-priced on-demand or reserved offer (spot too when the work may be interrupted).
+
+    Only offers the plan could take: available within the horizon, and a
+    reservation whose whole term fits in it (model.md, Reservations).
+    """
+    allowed = {OfferOption.ON_DEMAND, OfferOption.RESERVED} | (
+        {OfferOption.SPOT} if spot_ok else set()
+    )
+    T = scenario.horizon_months
+    offers = [
+        o
+        for o in scenario.offers
+        if o.gpu == gpu and o.option in allowed and o.available_from + (o.term_months or 1) - 1 <= T
+    ]
+    return min(offers, key=lambda o: o.price, default=None)
+
+
+def _offer_label(offer: Offer) -> str:
+    """``reserved, 12 months (Cloud A)``: option, term, provider (or the offer id)."""
+    term = f", {offer.term_months} months" if offer.option is OfferOption.RESERVED else ""
+    return f"{offer.option.value}{term} ({offer.provider or offer.offer_id})"
+
+
+def _unit_cost(
+    plan: Plan,
+    row: int,
+    workload: str,
+    gpu: str,
+    gph: float | None,
+    tps: float | None,
+    k: int | None,
+) -> _UnitCost | None:
+    """Cost of one unit of work at the cheapest hourly offer, as a live formula on this row."""
+    w = next((w for w in plan.scenario.workloads if w.name == workload), None)
+    if w is None:
+        return None
+    spot_ok = w.interruptible and w.kind is not Kind.REALTIME_INFERENCE
+    offer = cheapest_hourly_offer(plan.scenario, gpu, spot_ok)
+    if offer is None:
+        return None
+    price_cell = a1(row, 10)
+    # A paid spot hour yields spot_efficiency hours of work.
+    eff = plan.scenario.assumptions.spot_efficiency if offer.option is OfferOption.SPOT else 1.0
+    if w.kind is Kind.REALTIME_INFERENCE:
+        if not tps or not k or finite_or_none(tps) is None:
+            return None
+        return _UnitCost(
+            offer,
+            f"={a1(row, 5)}*{price_cell}/({a1(row, 7)}*3600)*1000000",
+            k * offer.price / (tps * 3600) * 1e6,
+            "USD per million tokens",
+        )
+    if gph is None or finite_or_none(gph) is None:
+        return None
+    unit = "USD per month" if w.kind is Kind.BATCH_INFERENCE else "USD per job"
+    if eff != 1.0:
+        return _UnitCost(
+            offer, f"={a1(row, 6)}/{eff!r}*{price_cell}", gph / eff * offer.price, unit
+        )
+    return _UnitCost(offer, f"={a1(row, 6)}*{price_cell}", gph * offer.price, unit)
+
+
+def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
+    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 15 columns: two pages stay legible
+    sheet.header(
+        0,
+        0,
+        [
+            "Workload",
+            "GPU",
+            "Allowed",
+            "Why not",
+            "Memory need (GB)",
+            "GPUs per replica",
+            "GPU-hours (training: job; batch: per month)",
+            "Tokens/s per replica",
+            "Batch-1 latency (ms per token)",
+            "Source",
+            "Cheapest hourly price (USD per GPU-hour)",
+            "Cheapest hourly offer",
+            "Cost per unit of work (USD)",
+            "Unit of work",
+            "Chosen",
+        ],
+    )
+    if not plan.options:
+        sheet.text(1, 0, "No workload × GPU pair was estimated.", Style.NOTE)
+        return sheet
+    chosen = {(a.workload, a.gpu) for a in plan.assignments if a.gpu_hours > 0}
+    for i, o in enumerate(plan.options):
+        r = i + 1
+        sheet.text(r, 0, o.workload)
+        sheet.text(r, 1, o.gpu)
+        sheet.text(r, 2, "yes" if o.allowed else "no")
+        sheet.text(r, 3, o.reason, Style.WRAP)
+        sheet.number(r, 4, o.memory_gb, Style.NUMBER)
+        sheet.number(r, 5, o.gpus_per_replica, Style.INTEGER)
+        sheet.number(r, 6, o.gpu_hours, Style.HOURS)
+        sheet.number(r, 7, o.tokens_per_second_per_replica, Style.NUMBER)
+        sheet.number(r, 8, o.latency_ms, Style.NUMBER)
+        sheet.text(r, 9, o.source.value)
+        unit_cost = (
+            _unit_cost(
+                plan,
+                r,
+                o.workload,
+                o.gpu,
+                o.gpu_hours,
+                o.tokens_per_second_per_replica,
+                o.gpus_per_replica,
+            )
+            if o.allowed
+            else None
+        )
+        if unit_cost is not None:
+            sheet.number(r, 10, unit_cost.offer.price, Style.MONEY)
+            sheet.text(r, 11, _offer_label(unit_cost.offer))
+            sheet.formula(r, 12, unit_cost.formula, unit_cost.value, Style.MONEY_FORMULA)
+            sheet.text(r, 13, unit_cost.unit)
+        if (o.workload, o.gpu) in chosen:
+            sheet.text(r, 14, "✔", Style.MARK)
+    sheet.tables.append(Table(f"Options_{index}", 0, 0, len(plan.options), 14))
+    for i, note in enumerate(
+        (
+            "Cost per unit of work = GPU-hours (realtime: GPUs per replica ÷ tokens/s) × the "
+            "cheapest hourly price.",
+            "A reserved price assumes its whole term is used; a spot hour yields "
+            "spot_efficiency hours of work. ✔ = the plan runs the workload on that GPU.",
+        )
+    ):
+        sheet.text(len(plan.options) + 2 + i, 0, note, Style.NOTE)
+    sheet.widths[3] = 48
+    return sheet

@@ -1,0 +1,52 @@
+"""What the result sheets share: category labels, the GPU types in use, the no-plan note.
+
+Takes :class:`Plan` objects and hands on labels and small facts about them
+(which GPU types some plan uses, whether money is a present value) to the
+sheet modules of ``optimizer.reports`` and to ``compare``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from optimizer.domain import CostCategory
+from optimizer.reports.sheet_grid import SheetModel, Style
+from optimizer.results import Plan
+
+CATEGORY_LABELS: dict[CostCategory, str] = {
+    CostCategory.PURCHASE: "Purchase (capex)",
+    CostCategory.ENERGY: "Energy",
+    CostCategory.MAINTENANCE: "Maintenance",
+    CostCategory.ON_DEMAND: "On-demand rent",
+    CostCategory.SPOT: "Spot rent",
+    CostCategory.RESERVED: "Reserved",
+}
+
+
+def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
+    """GPU types some plan buys, reserves or rents, in the order the plans list them.
+
+    Types no plan touches are left out of the sheets (the JSON keeps them):
+    rows of zeros only hide the numbers that matter.
+    """
+    names: list[str] = []
+    for plan in plans:
+        for row in plan.fleet:
+            busy = row.bought or row.owned or row.reserved or row.rented_hours or row.spot_hours
+            if busy and row.gpu not in names:
+                names.append(row.gpu)
+    return names
+
+
+def any_discounted(plans: Iterable[Plan]) -> bool:
+    """Some plan's money is a present value (its scenario has a discount rate)."""
+    return any(p.scenario.assumptions.discount_rate > 0 for p in plans)
+
+
+def _no_plan_note(sheet: SheetModel, plan: Plan, row: int) -> None:
+    sheet.text(
+        row,
+        0,
+        f"No plan: status {plan.status.value}. The Summary sheet lists the reasons.",
+        Style.NOTE,
+    )

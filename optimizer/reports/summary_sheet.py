@@ -1,0 +1,277 @@
+"""The ``Summary`` sheet of the result workbook: one column per scenario.
+
+Takes a :class:`RunResult` (plans, their baselines and shadow prices) and
+hands on a :class:`SheetModel` with totals, costs by category, the fleet,
+savings against the baselines and diagnostics, its sums as live formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU
+from optimizer.domain import CostCategory
+from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
+from optimizer.reports.sheet_grid import SheetModel, Style, a1, column_letter
+from optimizer.reports.sheet_names import AUDIT, SUMMARY
+from optimizer.results import Plan, RunResult, SolveStatus
+
+
+def _money(plan: Plan, value: float | None) -> float | None:
+    return value if plan.status.has_plan else None
+
+
+def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
+    """One column per scenario; ``audit_name`` is the Audit sheet's actual name.
+
+    (``--in-place`` next to a user's own "Audit" sheet makes ours "Audit (2)".)
+    """
+    sheet = SheetModel(SUMMARY, freeze=(1, 1))
+    plans = run.plans
+    sheet.text(0, 0, "Scenario", Style.HEADER)
+    for j, plan in enumerate(plans):
+        sheet.text(0, j + 1, plan.name, Style.COLUMN_HEADER)
+    row = 1
+
+    def label(text: str, style: Style = Style.LABEL) -> int:
+        nonlocal row
+        sheet.text(row, 0, text, style)
+        row += 1
+        return row - 1
+
+    def section(text: str) -> None:
+        nonlocal row
+        row += 1
+        label(text, Style.SECTION)
+
+    def each(text: str, values: Sequence[float | int | None], style: Style) -> int:
+        r = label(text)
+        for j, v in enumerate(values):
+            sheet.number(r, j + 1, v, style)
+        return r
+
+    def each_nonzero(text: str, values: Sequence[float | int | None], style: Style) -> None:
+        if any(values):
+            each(text, values, style)
+
+    r = label("Status")
+    for j, plan in enumerate(plans):
+        sheet.text(r, j + 1, plan.status.value, Style.VALUE_TEXT)
+    each("Proven gap (%)", [p.gap for p in plans], Style.PERCENT)
+    each(
+        "Discount rate (% per year)",
+        [p.scenario.assumptions.discount_rate for p in plans],
+        Style.PERCENT,
+    )
+    each("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER)
+    total_label = (
+        "Total cost (USD, present value, after residual credit; the objective)"
+        if any_discounted(plans)
+        else "Total cost (USD, after residual credit; the objective)"
+    )
+    total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
+    cash_row = each(
+        "Cash out (USD, undiscounted, purchases included, before credit)",
+        [_money(p, p.cash_out) for p in plans],
+        Style.MONEY,
+    )
+    credit_row = each(
+        "Residual credit (USD, undiscounted book value at horizon)",
+        [_money(p, p.residual_credit) for p in plans],
+        Style.MONEY,
+    )
+    r = label("Net undiscounted cost (USD) = cash out − residual credit")
+    for j, plan in enumerate(plans):
+        if plan.cash_out is not None and plan.residual_credit is not None:
+            sheet.formula(
+                r,
+                j + 1,
+                f"={a1(cash_row, j + 1)}-{a1(credit_row, j + 1)}",
+                plan.cash_out - plan.residual_credit,
+                Style.MONEY_FORMULA,
+            )
+
+    section(
+        "Cost by category (USD, present value)"
+        if any_discounted(plans)
+        else "Cost by category (USD)"
+    )
+    first_cat = row
+    for category in CostCategory:
+        each(
+            CATEGORY_LABELS[category],
+            [_money(p, p.costs.get(category, 0.0)) for p in plans],
+            Style.MONEY,
+        )
+    last_cat = row - 1
+    credit_pv_row = each(
+        "Less residual credit (USD, present value)"
+        if any_discounted(plans)
+        else "Less residual credit (USD)",
+        [_money(p, _credit_pv(p)) for p in plans],
+        Style.MONEY,
+    )
+    r = label("Total cost = categories − credit (USD; check against total cost)")
+    for j, plan in enumerate(plans):
+        if plan.status.has_plan:
+            col = column_letter(j + 1)
+            sheet.formula(
+                r,
+                j + 1,
+                f"=SUM({col}{first_cat + 1}:{col}{last_cat + 1})-{a1(credit_pv_row, j + 1)}",
+                sum(plan.costs.get(c, 0.0) for c in CostCategory) - (_credit_pv(plan) or 0.0),
+                Style.MONEY_FORMULA,
+            )
+
+    gpus = used_gpu_names(plans)
+    if gpus:
+        section("Fleet over the horizon (GPU types no plan uses are left out)")
+        for gpu in gpus:
+            each_nonzero(
+                f"{gpu}: GPUs bought",
+                [_fleet_total(p, gpu, "bought") for p in plans],
+                Style.INTEGER,
+            )
+            each_nonzero(
+                f"{gpu}: most reserved GPUs in a month",
+                [_fleet_max(p, gpu) for p in plans],
+                Style.INTEGER,
+            )
+            each_nonzero(
+                f"{gpu}: on-demand hours (paid GPU-hours)",
+                [_fleet_total(p, gpu, "rented_hours") for p in plans],
+                Style.HOURS,
+            )
+            each_nonzero(
+                f"{gpu}: spot hours (paid GPU-hours)",
+                [_fleet_total(p, gpu, "spot_hours") for p in plans],
+                Style.HOURS,
+            )
+
+    section("Savings against simple alternatives (total cost of the alternative − this plan)")
+    for name in BASELINE_NAMES:
+        cost_row = label(f"{name}: total cost (USD)")
+        saving_row = label(f"{name}: saving (USD)")
+        pct_row = label(f"{name}: saving (% of the alternative)")
+        for j, plan in enumerate(plans):
+            baseline = run.baselines.get(plan.name, {}).get(name)
+            if baseline is None:
+                sheet.text(cost_row, j + 1, "not computed", Style.VALUE_NOTE)
+                continue
+            if baseline.total_cost is None or not baseline.status.has_plan:
+                sheet.text(cost_row, j + 1, f"no plan ({baseline.status.value})", Style.VALUE_NOTE)
+                continue
+            sheet.number(cost_row, j + 1, baseline.total_cost, Style.MONEY)
+            if plan.total_cost is None:
+                continue
+            saving = baseline.total_cost - plan.total_cost
+            sheet.formula(
+                saving_row,
+                j + 1,
+                f"={a1(cost_row, j + 1)}-{a1(total_row, j + 1)}",
+                saving,
+                Style.MONEY_FORMULA,
+            )
+            if baseline.total_cost != 0:
+                sheet.formula(
+                    pct_row,
+                    j + 1,
+                    f"={a1(saving_row, j + 1)}/{a1(cost_row, j + 1)}",
+                    saving / baseline.total_cost,
+                    Style.PERCENT_FORMULA,
+                )
+        notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name)) for p in plans]
+        if any(notes):
+            r = label(f"{name}: note")
+            for j, note in enumerate(notes):
+                if note:
+                    sheet.text(r, j + 1, note, Style.VALUE_TEXT)
+
+    shadow_keys: list[tuple[str, int | None, str]] = []
+    for plan in plans:
+        for s in plan.shadow_prices:
+            if (s.constraint, s.month, s.unit) not in shadow_keys:
+                shadow_keys.append((s.constraint, s.month, s.unit))
+    if shadow_keys:
+        section("Binding limits: USD saved by one more unit (shadow prices)")
+        for constraint, month, unit in shadow_keys:
+            where = f", month {month}" if month is not None else ""
+            values = [
+                next(
+                    (
+                        s.saving_per_unit
+                        for s in p.shadow_prices
+                        if (s.constraint, s.month, s.unit) == (constraint, month, unit)
+                    ),
+                    None,
+                )
+                for p in plans
+            ]
+            each(f"{constraint}{where}: USD saved per one more {unit}", values, Style.MONEY)
+
+    most = max((len(p.diagnostics) for p in plans), default=0)
+    if most:
+        section("Diagnostics")
+        for i in range(most):
+            r = label(f"Diagnostic {i + 1}")
+            for j, plan in enumerate(plans):
+                if i < len(plan.diagnostics):
+                    sheet.text(r, j + 1, plan.diagnostics[i], Style.WRAP)
+
+    row += 1
+    label(
+        "All money in USD. Blue figures on grey are computed from other cells (totals, "
+        "differences, savings); every other number is the solver's.",
+        Style.NOTE,
+    )
+    label(
+        "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Assignments', "
+        f"'Options'. Every input and assumption with its source: sheet '{audit_name}'.",
+        Style.NOTE,
+    )
+    sheet.widths[0] = 58
+    for j in range(len(plans)):
+        sheet.widths[j + 1] = 22
+    if plans:
+        # Names a finance model can link to: =SUM(TotalCost) stays right if rows move.
+        for name, r in (
+            ("TotalCost", total_row),
+            ("CashOut", cash_row),
+            ("ResidualCredit", credit_row),
+        ):
+            sheet.names[name] = (r, 1, r, len(plans))
+    return sheet
+
+
+def _baseline_note(name: str, baseline: Plan | None) -> str:
+    """Which GPU type the single-type baseline kept, and whether its cost is only a bound."""
+    if baseline is None or not baseline.status.has_plan:
+        return ""
+    parts = []
+    if name == BEST_SINGLE_GPU and len(baseline.scenario.gpus) == 1:
+        parts.append(f"only {baseline.scenario.gpus[0].name}")
+    if baseline.status is SolveStatus.TIME_LIMIT:
+        # Stopped early: its cost is an upper bound, so the saving may be smaller.
+        gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
+        parts.append(f"time limit{gap}: saving at most this")
+    return "; ".join(parts)
+
+
+def _credit_pv(plan: Plan) -> float | None:
+    if not plan.status.has_plan:
+        return None
+    if plan.residual_credit_discounted is not None:
+        return plan.residual_credit_discounted
+    return plan.residual_credit if plan.scenario.assumptions.discount_rate == 0 else None
+
+
+def _fleet_total(plan: Plan, gpu: str, attr: str) -> float | None:
+    if not plan.status.has_plan:
+        return None
+    return sum(getattr(r, attr) for r in plan.fleet if r.gpu == gpu)
+
+
+def _fleet_max(plan: Plan, gpu: str) -> int | None:
+    if not plan.status.has_plan:
+        return None
+    return max((r.reserved for r in plan.fleet if r.gpu == gpu), default=0)
