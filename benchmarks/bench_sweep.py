@@ -19,7 +19,8 @@ import argparse
 import os
 import time
 
-from optimizer.analysis.sweep import parse_vary, run_sweep
+from optimizer.analysis.sweep import run_sweep
+from optimizer.analysis.sweep_params import parse_vary
 from optimizer.inputs.load import load_input
 from optimizer.results import SolverSettings
 

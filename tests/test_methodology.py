@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from optimizer.domain import Gpu, Kind, Workload
+from optimizer.estimate import memory, training
 from optimizer.estimate import pairs as estimate
 from optimizer.inputs import schema
 from optimizer.inputs.docs_reference import assumption_default_text
@@ -31,11 +32,11 @@ def test_assumption_table_lists_every_key_with_its_default_unit_and_source() -> 
 @pytest.mark.parametrize(
     "stated",
     [
-        f"(params_b / 8) ^ {estimate.KV_SIZE_EXPONENT:g}",
-        f"adapters    = {estimate.LORA_TRAINABLE_SHARE:g} × N",
-        f"activations = {estimate.ACTIVATION_BYTES_PER_PARAM:g} bytes × N",
-        f"`c` = {estimate.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.PRETRAINING]:g}",
-        f"and {estimate.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.LORA]:g} for\nLoRA and QLoRA",
+        f"(params_b / 8) ^ {memory.KV_SIZE_EXPONENT:g}",
+        f"adapters    = {memory.LORA_TRAINABLE_SHARE:g} × N",
+        f"activations = {memory.ACTIVATION_BYTES_PER_PARAM:g} bytes × N",
+        f"`c` = {training.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.PRETRAINING]:g}",
+        f"and {training.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.LORA]:g} for\nLoRA and QLoRA",
     ],
 )
 def test_fixed_engineering_figures_match_the_estimator(stated: str) -> None:

@@ -18,14 +18,9 @@ from typing import Any
 
 import xlsxwriter
 
-from optimizer.analysis.sweep import (
-    SpecKind,
-    SweepMode,
-    SweepResult,
-    VariantOutcome,
-    VarySpec,
-    describe_flips,
-)
+from optimizer.analysis.sweep import SweepResult, describe_flips
+from optimizer.analysis.sweep_outcomes import VariantOutcome
+from optimizer.analysis.sweep_params import SpecKind, SweepMode, VarySpec
 from optimizer.domain import CostCategory, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.cell_text import cell_text, looks_like_formula

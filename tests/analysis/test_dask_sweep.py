@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from optimizer.analysis.sweep import SweepResult, parse_vary, run_sweep
+from optimizer.analysis.sweep import SweepResult, run_sweep
+from optimizer.analysis.sweep_params import parse_vary
 from optimizer.errors import InputError
 from tests.analysis.test_sweep import SETTINGS, break_even_price, rent_vs_buy
 

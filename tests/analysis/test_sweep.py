@@ -19,15 +19,9 @@ import openpyxl
 import pytest
 
 from optimizer.analysis.executors import InlineExecutor, open_executor, run_in_order
-from optimizer.analysis.sweep import (
-    Regime,
-    SpecKind,
-    SweepMode,
-    describe_flips,
-    parse_vary,
-    run_sweep,
-    variants,
-)
+from optimizer.analysis.sweep import describe_flips, run_sweep
+from optimizer.analysis.sweep_outcomes import Regime
+from optimizer.analysis.sweep_params import SpecKind, SweepMode, parse_vary, variants
 from optimizer.analysis.sweep_workbook import write_sweep_workbook
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.errors import InputError

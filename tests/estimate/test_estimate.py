@@ -14,16 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optimizer.domain import Assumptions, Precision
-from optimizer.estimate.pairs import (
-    decode_model,
-    estimate_pair,
-    estimate_pairs,
-    kv_bytes_per_token,
-    largest_batch,
-    memory_need,
-    scaling_efficiency,
-    weights_gb,
-)
+from optimizer.estimate.memory import kv_bytes_per_token, memory_need, weights_gb
+from optimizer.estimate.pairs import estimate_pair, estimate_pairs
+from optimizer.estimate.serving import decode_model, largest_batch
+from optimizer.estimate.training import scaling_efficiency
 from optimizer.results import EstimateSource
 from tests.builders import gpu, measured, scenario, workload
 

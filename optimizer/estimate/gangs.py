@@ -1,0 +1,35 @@
+"""How many GPUs one run holds at once (model v2 §C), shared by the estimate, model and checker.
+
+A copy of a job needs ``copy_width`` GPUs (its memory). A deadline may need
+several copies at once (data parallel): ``copies_per_gang`` of them form the
+gang. A gang on spot capacity stalls whenever any of its servers is
+reclaimed, so each paid spot hour yields ``spot_yield`` hours of work.
+"""
+
+from __future__ import annotations
+
+import math
+
+# Ceilings ignore floating-point noise: 3.0000000001 copies are 3.
+_NOISE = 1e-9
+
+
+def whole_ceiling(x: float) -> int:
+    """``ceil(x)`` that ignores floating-point noise, and never below 0."""
+    return max(0, math.ceil(x - _NOISE))
+
+
+def copies_per_gang(run_gpu_hours: float, copy_width: int, deadline_hours: float | None) -> int:
+    """Copies that must run at once so one run finishes within ``deadline_hours``.
+
+    ``k * ceil(R / (k * deadline))`` GPUs make the gang (model v2 §C); without
+    a deadline one copy is enough.
+    """
+    if deadline_hours is None or run_gpu_hours <= 0:
+        return 1
+    return max(1, whole_ceiling(run_gpu_hours / (copy_width * deadline_hours)))
+
+
+def spot_yield(spot_efficiency: float, gang_width: int, max_per_node: int) -> float:
+    """Useful hours per paid spot hour: ``spot_efficiency ** ceil(gang_width / max_per_node)``."""
+    return float(spot_efficiency ** whole_ceiling(gang_width / max_per_node))
