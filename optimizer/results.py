@@ -32,6 +32,24 @@ class EstimateSource(StrEnum):
     ESTIMATED = "estimated"
 
 
+HOUSE = "house"  # the place of a type's owned GPUs; every other place is named by its offer id
+
+
+@dataclass(frozen=True)
+class ServingWidth:
+    """One serving width (GPUs per replica) of a realtime pair (model v2 §D).
+
+    ``allowed`` is false with ``reason`` in numbers when the width misses the
+    latency target, does not hold the model, or is dominated by a narrower one.
+    """
+
+    width: int
+    allowed: bool
+    reason: str
+    tokens_per_second_per_replica: float | None
+    latency_ms: float | None
+
+
 @dataclass(frozen=True)
 class PairEstimate:
     """What one workload needs on one GPU type (an ``options`` row of the JSON).
@@ -54,47 +72,52 @@ class PairEstimate:
     tokens_per_second_per_replica: float | None
     latency_ms: float | None
     source: EstimateSource
+    # Realtime: every serving width looked at, narrowest first (model v2 §D). The
+    # pair's own figures are those of its narrowest allowed width.
+    widths: tuple[ServingWidth, ...] = ()
 
+    def serving_widths(self) -> tuple[ServingWidth, ...]:
+        """The widths a realtime replica of this pair may use (none when the pair is out).
 
-@dataclass(frozen=True)
-class WorkHours:
-    """Paid GPU-hours of one workload on one GPU type in one month."""
-
-    hours: float = 0.0  # owned, reserved and on-demand hours (pooled per type)
-    spot_hours: float = 0.0  # paid spot hours; each yields spot_efficiency hours of work
+        Without a width list (a pair estimated before widths were looked at),
+        the pair's own width and capacity are the only choice.
+        """
+        if not self.allowed:
+            return ()
+        if self.widths:
+            return tuple(w for w in self.widths if w.allowed)
+        if self.gpus_per_replica and self.tokens_per_second_per_replica:
+            only = ServingWidth(
+                self.gpus_per_replica, True, "", self.tokens_per_second_per_replica, self.latency_ms
+            )
+            return (only,)
+        return ()
 
 
 @dataclass(frozen=True)
 class Decisions:
     """A plan's decisions, in terms of the inputs only (not LP variables).
 
-    The independent checker (``optimizer.check.rules``) recomputes every cost and
-    checks every constraint from these and the scenario. Keys use offer ids
-    (``Offer.offer_id``), GPU names, workload names and months 1..T.
+    The independent checker (``optimizer.check``) recomputes every cost and
+    checks every rule from these and the scenario. Keys use offer ids
+    (``Offer.offer_id``), GPU names, workload names and months 1..T. A place
+    is :data:`HOUSE` (a type's owned GPUs) or the id of a reserved, on-demand
+    or spot offer (model v2 §A). Rented hours, pinned GPUs and house hours are
+    derived from these, never stored beside them.
     """
 
-    purchases: dict[tuple[str, int], int] = field(
-        default_factory=dict
-    )  # (buy offer, month) -> GPUs
-    reservations: dict[tuple[str, int], int] = field(
-        default_factory=dict
-    )  # (reserved offer, start month) -> GPUs
-    rented_hours: dict[tuple[str, int], float] = field(
-        default_factory=dict
-    )  # (on_demand/spot offer, month) -> paid hours
-    owned_hours: dict[tuple[str, int], float] = field(
-        default_factory=dict
-    )  # (gpu, month) -> used owned hours
-    reserved_hours: dict[tuple[str, int], float] = field(
-        default_factory=dict
-    )  # (gpu, month) -> used reserved hours
-    work: dict[tuple[str, str, int], WorkHours] = field(
-        default_factory=dict
-    )  # (workload, gpu, month)
-    replicas: dict[tuple[str, str, int], int] = field(
-        default_factory=dict
-    )  # realtime (workload, gpu, month)
-    picks: dict[str, str] = field(default_factory=dict)  # training workload -> GPU type
+    # (buy offer, month) -> GPUs bought at the start of the month
+    purchases: dict[tuple[str, int], int] = field(default_factory=dict)
+    # (reserved offer, start month) -> GPUs reserved for the offer's term
+    reservations: dict[tuple[str, int], int] = field(default_factory=dict)
+    # realtime (workload, gpu, place, width, month) -> whole replicas
+    replicas: dict[tuple[str, str, str, int, int], int] = field(default_factory=dict)
+    # training and batch (workload, gpu, place, month) -> paid GPU-hours in that place
+    work: dict[tuple[str, str, str, int], float] = field(default_factory=dict)
+    # (gpu, finite place, copy width, month) -> slots of that width set aside for the month
+    slots: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
+    # one-off training workload -> the GPU type it runs on
+    picks: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,6 +147,26 @@ class FleetRow:
 
 
 @dataclass(frozen=True)
+class PlaceRow:
+    """One finite place in one month (a ``places`` row of the JSON, model v2 §F).
+
+    ``place`` is ``house``, ``reserved``, ``on_demand`` or ``spot``; ``offer``
+    names the offer (None for the house). ``pinned`` GPUs hold serving
+    replicas for the whole month, ``slots`` maps a copy width to the slots of
+    that width set aside, and ``free`` GPUs are the rest after pinned ones.
+    """
+
+    gpu: str
+    month: int
+    place: str
+    offer: str | None
+    size: int
+    pinned: int
+    free: int
+    slots: dict[int, int]
+
+
+@dataclass(frozen=True)
 class AssignmentRow:
     """Where one workload runs in one month (an ``assignments`` row of the JSON)."""
 
@@ -136,6 +179,11 @@ class AssignmentRow:
     cost: float  # the workload's share of that type's cost that month, by GPU-hours
     spot_hours: float = 0.0
     tokens: float | None = None  # tokens processed that month, where known (for cost per million)
+    place: str = HOUSE  # house, reserved, on_demand or spot (model v2 §F)
+    offer: str | None = None  # None in the house; the provider, else "<gpu> <option> row <n>"
+    copy_width: int = 1  # GPUs one copy of the model needs
+    width: int = 1  # GPUs the work holds at once: replica width, or gang width
+    load: float | None = None  # serving: demand / capacity of all its replicas that month
 
 
 @dataclass(frozen=True)
@@ -210,6 +258,7 @@ class Plan:
     diagnostics: tuple[str, ...]
     decisions: Decisions | None
     solver: SolverInfo | None = None
+    places: tuple[PlaceRow, ...] = ()
     offer_use: tuple[OfferUse, ...] = ()
     shadow_prices: tuple[ShadowPrice, ...] = ()
     residual_credit_discounted: float | None = None

@@ -85,8 +85,22 @@ def test_json_has_the_contract_fields_for_every_scenario(example_json: dict) -> 
             "replicas",
             "gpu_hours",
             "cost",
+            "place",
+            "offer",
+            "copy_width",
+            "width",
+            "load",
         }
         assert entry["assignments"] and all(assignment_keys <= set(r) for r in entry["assignments"])
+        place_keys = {"gpu", "month", "place", "offer", "size", "pinned", "free", "slots"}
+        assert all(set(r) == place_keys for r in entry["places"])
+        assert all(r["pinned"] + r["free"] == r["size"] for r in entry["places"])
+        assert {r["place"] for r in entry["assignments"]} <= {
+            "house",
+            "reserved",
+            "on_demand",
+            "spot",
+        }
         option_keys = {
             "workload",
             "gpu",
@@ -100,6 +114,13 @@ def test_json_has_the_contract_fields_for_every_scenario(example_json: dict) -> 
             "source",
         }
         assert entry["options"] and all(option_keys <= set(r) for r in entry["options"])
+        # Realtime pairs: one row per serving width, the width in gpus_per_replica.
+        chat = [r for r in entry["options"] if r["workload"] == "chat-8b"]
+        pairs = {(r["workload"], r["gpu"]) for r in chat}
+        assert len(chat) > len(pairs)
+        for w, g in pairs:
+            widths = [r["gpus_per_replica"] for r in chat if (r["workload"], r["gpu"]) == (w, g)]
+            assert widths == sorted(set(widths))
 
 
 def test_json_money_matches_an_independent_recomputation(example_json: dict) -> None:

@@ -1,428 +1,421 @@
-"""The solver's plan is the cheapest: compared, to the cent, with a brute-force
-enumeration that does not use the model.
+"""The solver's plan is the cheapest under model v2 (§A–§D): compared, to the cent,
+with a brute-force enumeration that does not use the model.
 
-For small random scenarios (``tests.random_scenarios``) every integer decision
-is enumerated within bounds that provably contain an optimum:
+Each case family below builds tiny scenarios (1–2 GPU types, 1–3 months of 100
+hours, 1–2 workloads, a few offers) around one v2 rule, with hand-made
+``PairEstimate`` rows (serving widths set by hand). ``tests.brute_force`` and
+``tests.brute_force_search`` enumerate every integer decision (purchases per
+buy offer and month, reservations per reserved offer and start, replicas per
+workload, type, place, width and month, slots per type, finite place, copy
+width and month, the type of each one-off training job) and complete each with
+the cheapest continuous work, from ``V2_DESIGN_DRAFT.md`` and the v1 cost
+formulas alone (no import of ``optimizer.model``, ``solve``, ``check`` or
+``estimate``).
 
-* owned GPUs of a type never exceed ``ceil(D / (max_utilization * H))`` and
-  GPUs of one reservation never exceed ``ceil(D / H)``, where ``D`` is the most
-  GPU-hours that type could be asked for in one month. Prices are positive, so
-  in any optimal plan trimmed of over-delivered work, the last GPU bought (or a
-  reservation) whose hours are not needed could be dropped at a saving: each
-  one that remains is needed in some month, which gives the bounds.
-* realtime replicas of a type never exceed ``ceil(tokens_per_second / cap)``:
-  fewer replicas never cost more.
+Why the enumeration is exhaustive. Every price is >= 0 and buying or
+reserving a GPU costs > 0 net (residual credit is < the price: a GPU is at
+least a month old at the horizon). Take any optimal plan and, without raising
+its cost or breaking a rule:
 
-Given the integer decisions, the rest is continuous and cheap to solve
-exactly without an LP: every source of GPU-hours of a type and month (owned at
-its marginal energy cost, reserved at zero, each on-demand and spot offer at
-its price, discounted) has a constant cost per hour up to its capacity, so a
-type-month's cost is convex in the hours drawn. The realtime service's fixed
-hours take the cheapest non-spot hours first; the one flexible job (training
-on its picked type over its window, or batch in each month across types) then
-has a single covering constraint over the remaining segments, which the
-greedy choice by cost per unit of work solves exactly (fractional knapsack).
+1. Trim each service's replicas in each month to a minimal set (dropping any
+   one replica breaks capacity-with-headroom or ``min_replicas``). Dropping a
+   replica saves its rent or its house energy and only frees GPUs. In a
+   minimal set with more than ``min_replicas`` replicas, dropping one of width
+   ``k`` falls short, so ``(n_k - 1) * cap_k < D'`` (``D' = tokens/s /
+   target_load``): ``n_k <= max(min_replicas, ceil(D' / cap_k))``. Only
+   minimal sets are enumerated, placed in every way over the places that can
+   host them.
+2. Trim training and batch work that does more than its runs (hours cost >= 0;
+   fewer hours only loosen rules 2–4). Then one place and month holds at most
+   ``runs * R / y`` paid hours of a job (``y`` the spot yield there).
+3. Lower every slot count to the fewest that hold its class's hours (at least
+   ``m`` where a deadline gang runs). Slots cost nothing; fewer slots loosen
+   place capacity and the free GPUs. So a slot count is at most
+   ``max(m, ceil(h / (u * H * k)))`` with ``h`` from step 2.
+4. Drop GPUs while the places still fit. A house or reserved place needs, in a
+   month, ``pinned + sum k * slots + ceil(free work / (u * H))`` GPUs, at most
+   the sum of the bounds of steps 1–3 over its workloads (``most_needed``).
+   Owned stock only grows, so a GPU of the last purchase can go unless some
+   later month needs every owned GPU: the owned level never exceeds the most a
+   month needs, which bounds the sum of purchases. A reservation starting in
+   ``s`` can go unless some month of its term needs every active GPU: each
+   start reserves at most the most a month of its term needs.
+
+Given every integer, the rest is continuous and needs no LP: one workload per
+slot class and type (asserted), so no two workloads share a capacity; every
+place and month offers a job paid hours at a constant discounted price up to
+a capacity (its slots' hours, the free GPUs' hours, or no limit on an uncapped
+offer), each doing ``y / R`` runs an hour. A recurring job's month, and a
+one-off job's whole window on its picked type, is one covering row over these
+segments: a fractional knapsack, solved exactly by taking segments in order of
+cost per run. Months only interact through stock and one-off jobs, so each
+month's options are found once per set of place sizes and, where no one-off
+job runs, only its cheapest is kept.
+
+Each case asserts: the solver is optimal and its total equals the enumerated
+minimum within half a cent; the solver's decisions keep every rule and cost
+their total by the enumeration's own arithmetic (``evaluate``); the
+enumeration's plan does too; and the independent checker accepts the solver's
+plan.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import functools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import pytest
 
-from optimizer.check.money import discount_factor
-from optimizer.check.rules import check_plan
-from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
-from optimizer.estimate.pairs import estimate_pairs
-from optimizer.results import Decisions, PairEstimate, SolverSettings, SolveStatus, WorkHours
-from tests.check.test_check import consistent_plan
-from tests.checked import solve_checked
-from tests.random_scenarios import random_scenario
+from optimizer.domain import Assumptions, Scenario
+from optimizer.results import (
+    EstimateSource,
+    PairEstimate,
+    Plan,
+    ServingWidth,
+    SolverSettings,
+    SolveStatus,
+)
+from optimizer.solve.solver import solve_scenario
+from tests.brute_force import evaluate, instance
+from tests.brute_force_search import Cheapest, cheapest
+from tests.builders import gpu, offer, scenario, workload
 
 CENT = 0.005
-# Enumerations larger than this are left out to keep the suite fast.
-MAX_COMBINATIONS = 8000
-CASES = 60
+H = 100.0
 EXACT = SolverSettings(gap=0.0)
-
-
-class TooBig(Exception):
-    """The enumeration of this scenario would take too long for the suite."""
+CASES_PER_FAMILY = 8
 
 
 @dataclass(frozen=True)
-class Source:
-    """GPU-hours of one type and month at one constant price."""
-
-    name: str  # "own", "res" or an offer id
-    option: OfferOption | None  # None for owned and reserved hours
-    cost: float  # discounted USD per paid hour
-    cash: float  # undiscounted USD per paid hour
-    capacity: float  # paid hours; math.inf when uncapped
-    work_per_hour: float  # 1, or spot_efficiency for spot
+class Case:
+    name: str
+    scenario: Scenario
+    estimates: tuple[PairEstimate, ...]
 
 
-@dataclass(frozen=True)
-class Enumerated:
-    total_cost: float
-    decisions: Decisions
-    combinations: int
-
-
-@dataclass(frozen=True)
-class IntegerChoice:
-    purchases: dict[tuple[str, int], int]
-    reservations: dict[tuple[str, int], int]
-    pick: str | None
-    replicas: dict[tuple[str, int], int]  # (gpu, month) of the realtime service
-
-
-def cheapest_by_enumeration(s: Scenario, estimates: Sequence[PairEstimate]) -> Enumerated | None:
-    """The cheapest plan over every integer choice, or None when none is feasible."""
-    assert s.budget_monthly is None, "the greedy completion does not handle monthly budgets"
-    pairs = {
-        (e.workload, e.gpu): e
-        for e in estimates
-        if e.allowed and (e.gpu_hours or e.tokens_per_second_per_replica)
-    }
-    flexible = [w for w in s.workloads if w.kind is not Kind.REALTIME_INFERENCE]
-    realtime = [w for w in s.workloads if w.kind is Kind.REALTIME_INFERENCE]
-    assert len(flexible) == 1 and len(realtime) <= 1
-    job, service = flexible[0], (realtime[0] if realtime else None)
-    choices = list(_integer_choices(s, pairs, job, service))
-    best: tuple[float, Decisions] | None = None
-    for choice in choices:
-        completed = _complete(s, pairs, job, service, choice)
-        if completed is not None and (best is None or completed[0] < best[0]):
-            best = completed
-    if best is None:
-        return None
-    return Enumerated(best[0], best[1], len(choices))
-
-
-# ---------------------------------------------------------------- integer choices
-
-
-def _most_hours_a_month(
-    s: Scenario,
-    pairs: Mapping[tuple[str, str], PairEstimate],
-    job: Workload,
-    service: Workload | None,
-) -> dict[str, float]:
-    h = s.assumptions.hours_per_month
-    most: dict[str, float] = {}
-    for g in s.gpus:
-        per_month = []
-        for t in s.months:
-            hours = 0.0
-            e = pairs.get((job.name, g.name))
-            if e is not None and t in job.window(s.horizon_months):
-                hours += e.gpu_hours or 0.0
-            if service is not None and t in service.window(s.horizon_months):
-                r = pairs.get((service.name, g.name))
-                if r is not None:
-                    hours += _replica_bound(service, r) * (r.gpus_per_replica or 1) * h
-            per_month.append(hours)
-        most[g.name] = max(per_month)
-    return most
-
-
-def _replica_bound(service: Workload, e: PairEstimate) -> int:
-    return math.ceil((service.tokens_per_second or 0.0) / (e.tokens_per_second_per_replica or 1.0))
-
-
-def _vectors(slots: Sequence[tuple[str, int]], most: int) -> Iterator[dict[tuple[str, int], int]]:
-    """Every way to put 0..most units in total into the slots."""
-    for counts in itertools.product(range(most + 1), repeat=len(slots)):
-        if sum(counts) <= most:
-            yield {slot: n for slot, n in zip(slots, counts, strict=True) if n}
-
-
-def _purchase_options(s: Scenario, gpu: str, most_owned: int) -> list[dict[tuple[str, int], int]]:
-    buys = s.offers_of(gpu, OfferOption.BUY)
-    slots = [(o.offer_id, t) for o in buys for t in s.months if t >= o.available_from]
-    found = []
-    for v in _vectors(slots, most_owned):
-        if all(
-            o.max_units is None
-            or sum(n for (oid, _), n in v.items() if oid == o.offer_id) <= o.max_units
-            for o in buys
-        ):
-            found.append(v)
-    return found
-
-
-def _reservation_options(s: Scenario, o: Offer, most: int) -> list[dict[tuple[str, int], int]]:
-    term = o.term_months or 1
-    starts = [t for t in s.months if t >= o.available_from and t + term - 1 <= s.horizon_months]
-    found = []
-    for counts in itertools.product(range(most + 1), repeat=len(starts)):
-        v = {(o.offer_id, st): n for st, n in zip(starts, counts, strict=True) if n}
-        active = [sum(n for (_, st), n in v.items() if st <= t < st + term) for t in s.months]
-        if o.max_units is None or max(active, default=0) <= o.max_units:
-            found.append(v)
-    return found
-
-
-def _replica_options(
-    s: Scenario, pairs: Mapping[tuple[str, str], PairEstimate], service: Workload | None, t: int
-) -> list[dict[tuple[str, int], int]]:
-    if service is None or t not in service.window(s.horizon_months):
-        return [{}]
-    usable = [
-        (g.name, pairs[service.name, g.name]) for g in s.gpus if (service.name, g.name) in pairs
-    ]
-    found = []
-    for counts in itertools.product(*(range(_replica_bound(service, e) + 1) for _, e in usable)):
-        served = sum(
-            n * (e.tokens_per_second_per_replica or 0.0)
-            for n, (_, e) in zip(counts, usable, strict=True)
-        )
-        if served >= (service.tokens_per_second or 0.0):
-            found.append({(g, t): n for n, (g, _) in zip(counts, usable, strict=True) if n})
-    return found
-
-
-def _integer_choices(
-    s: Scenario,
-    pairs: Mapping[tuple[str, str], PairEstimate],
-    job: Workload,
-    service: Workload | None,
-) -> Iterator[IntegerChoice]:
-    a = s.assumptions
-    h = a.hours_per_month
-    most = _most_hours_a_month(s, pairs, job, service)
-    purchase_sets = [
-        _purchase_options(s, g.name, math.ceil(most[g.name] / (a.max_utilization * h)))
-        for g in s.gpus
-    ]
-    reservation_sets = [
-        _reservation_options(s, o, math.ceil(most[o.gpu] / h))
-        for o in s.offers
-        if o.option is OfferOption.RESERVED
-    ]
-    picks: list[str | None] = (
-        [g.name for g in s.gpus if (job.name, g.name) in pairs] if job.kind.is_training else [None]
+def assumptions(rng: random.Random, **kw: object) -> Assumptions:
+    base: dict[str, object] = dict(
+        hours_per_month=H,
+        electricity_per_kwh=rng.choice([0.0, 0.1]),
+        pue=1.0,
+        idle_power_fraction=rng.choice([0.0, 0.1]),
+        maintenance_per_year=rng.choice([0.0, 0.12]),
+        depreciation_months=12.0,
+        credit_residual_value=rng.random() < 0.5,
+        discount_rate=0.0,
+        max_utilization=rng.choice([1.0, 0.9]),
+        spot_efficiency=0.85,
     )
-    replica_sets = [_replica_options(s, pairs, service, t) for t in s.months]
-    size = (
-        math.prod(len(x) for x in purchase_sets)
-        * math.prod(len(x) for x in reservation_sets)
-        * len(picks)
-        * math.prod(len(x) for x in replica_sets)
+    base.update(kw)
+    return Assumptions(**base)  # type: ignore[arg-type]
+
+
+def job_estimate(w: str, g: str, k: int, hours: float) -> PairEstimate:
+    """A training or batch pair: ``k`` GPUs a copy, ``hours`` GPU-hours a run."""
+    return PairEstimate(w, g, True, "", 10.0, k, hours, None, None, EstimateSource.MEASURED)
+
+
+def serving_estimate(w: str, g: str, widths: dict[int, float]) -> PairEstimate:
+    """A realtime pair with hand-set capacity (tokens/s) per allowed width."""
+    rows = tuple(ServingWidth(k, True, "", cap, 20.0) for k, cap in sorted(widths.items()))
+    k0, cap0 = rows[0].width, rows[0].tokens_per_second_per_replica
+    return PairEstimate(w, g, True, "", 10.0, k0, None, cap0, 20.0, EstimateSource.MEASURED, rows)
+
+
+# ---------------------------------------------------------------- case families
+
+
+def serving_replicas(rng: random.Random) -> Case:
+    """(a) A service with headroom and ``min_replicas >= 2`` over a house, a reserved
+    offer and an uncapped on-demand offer, choosing replica counts per place and width."""
+    node = rng.choice([2, 4])
+    months = rng.choice([1, 2, 2])
+    term = rng.choice([1, months])
+    widths = {1: rng.choice([400.0, 500.0]), 2: rng.choice([900.0, 1100.0])}
+    if node == 4:
+        widths[4] = rng.choice([1700.0, 2300.0])
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=node)],
+        [
+            offer("G", "buy", rng.choice([300.0, 900.0, 2000.0])),
+            offer(
+                "G",
+                "reserved",
+                rng.choice([0.8, 1.2]),
+                term_months=term,
+                max_units=rng.choice([None, 2, 3]),
+            ),
+            offer("G", "on_demand", rng.choice([0.9, 1.5])),
+        ],
+        [
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([0.0, 300.0, 800.0, 1200.0]),
+                min_replicas=rng.choice([2, 3]),
+            )
+        ],
+        assumptions=assumptions(rng, target_load=rng.choice([0.8, 1.0])),
+        horizon_months=months,
+        power_cap_kw=rng.choice([None, None, 2.0]),  # 1 kW a GPU: two owned at most
     )
-    if size > MAX_COMBINATIONS:
-        raise TooBig(size)
-    for purchases in itertools.product(*purchase_sets):
-        for reservations in itertools.product(*reservation_sets):
-            for pick in picks:
-                for replicas in itertools.product(*replica_sets):
-                    yield IntegerChoice(
-                        purchases={k: v for d in purchases for k, v in d.items()},
-                        reservations={k: v for d in reservations for k, v in d.items()},
-                        pick=pick,
-                        replicas={k: v for d in replicas for k, v in d.items()},
-                    )
+    return Case("", s, (serving_estimate("chat", "G", widths),))
 
 
-# ---------------------------------------------------------------- continuous completion
+def gangs_and_singles(rng: random.Random) -> Case:
+    """(b) Gangs of 2 GPUs a copy and 1-GPU work share a capped on-demand offer
+    (max_units 3) and the house: slots and free GPUs."""
+    months = rng.choice([1, 2])
+    offers = [
+        offer("G", "buy", rng.choice([200.0, 600.0])),
+        offer("G", "on_demand", rng.choice([1.0, 2.0]), max_units=3),
+    ]
+    if rng.random() < 0.4:
+        offers.append(offer("G", "on_demand", 3.0, n=2))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=rng.choice([2, 8]))],
+        offers,
+        [
+            workload("gang", "fine_tuning", runs_per_month=rng.choice([1.0, 1.5])),
+            workload("single", "batch_inference", end_month=rng.choice([1, months])),
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=months,
+    )
+    return Case(
+        "",
+        s,
+        (
+            job_estimate("gang", "G", 2, rng.choice([60.0, 150.0, 250.0])),
+            job_estimate("single", "G", 1, rng.choice([50.0, 120.0, 200.0])),
+        ),
+    )
 
 
-def _complete(
-    s: Scenario,
-    pairs: Mapping[tuple[str, str], PairEstimate],
-    job: Workload,
-    service: Workload | None,
-    choice: IntegerChoice,
-) -> tuple[float, Decisions] | None:
-    """The cheapest plan with these integer decisions: its cost and decisions, or None."""
-    a = s.assumptions
-    h, t_end = a.hours_per_month, s.horizon_months
-    offers = {o.offer_id: o for o in s.offers}
-    df = {t: discount_factor(a.discount_rate, t) for t in s.months}
-
-    owned: dict[tuple[str, int], int] = defaultdict(int)
-    reserved: dict[tuple[str, int], int] = defaultdict(int)
-    cost = cash = capex = 0.0
-    for (oid, m), n in choice.purchases.items():
-        o = offers[oid]
-        capex += o.price * n
-        cost += o.price * n * df[m]
-        if a.credit_residual_value:
-            cost -= o.price * n * max(0.0, 1 - (t_end - m + 1) / a.depreciation_months) * df[t_end]
-        for t in range(m, t_end + 1):
-            owned[o.gpu, t] += n
-            cost += a.maintenance_per_year / 12 * o.price * n * df[t]
-            cash += a.maintenance_per_year / 12 * o.price * n
-    cash += capex
-    for (oid, start), n in choice.reservations.items():
-        o = offers[oid]
-        for t in range(start, start + (o.term_months or 1)):
-            reserved[o.gpu, t] += n
-            cost += o.price * h * n * df[t]
-            cash += o.price * h * n
-    if s.budget_capex is not None and capex > s.budget_capex + CENT:
-        return None
-    if s.power_cap_kw is not None:
-        draw_w = sum(owned[c.name, t_end] * (c.tdp_w or 0.0) * a.pue for c in s.gpus)
-        if draw_w > s.power_cap_kw * 1000 + 1e-9:
-            return None
-
-    sources: dict[tuple[str, int], list[Source]] = {}
-    for card in s.gpus:
-        power = (card.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
-        for t in s.months:
-            idle = a.idle_power_fraction * h * owned[card.name, t] * power
-            cost += idle * df[t]
-            cash += idle
-            marginal = (1 - a.idle_power_fraction) * power
-            found = [
-                Source(
-                    "own",
-                    None,
-                    marginal * df[t],
-                    marginal,
-                    a.max_utilization * h * owned[card.name, t],
-                    1.0,
-                ),
-                Source("res", None, 0.0, 0.0, h * reserved[card.name, t], 1.0),
-            ]
-            for o in s.offers_of(card.name):
-                if o.option in (OfferOption.ON_DEMAND, OfferOption.SPOT) and t >= o.available_from:
-                    cap = math.inf if o.max_units is None else o.max_units * h
-                    eff = a.spot_efficiency if o.option is OfferOption.SPOT else 1.0
-                    found.append(Source(o.offer_id, o.option, o.price * df[t], o.price, cap, eff))
-            sources[card.name, t] = sorted(found, key=lambda x: x.cost)
-
-    used: dict[tuple[str, int, str], float] = defaultdict(float)
-    work: dict[tuple[str, str, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
-
-    def remaining(g: str, t: int, src: Source) -> float:
-        return src.capacity - used[g, t, src.name]
-
-    def draw(w: str, g: str, t: int, src: Source, hours: float) -> None:
-        used[g, t, src.name] += hours
-        work[w, g, t][1 if src.option is OfferOption.SPOT else 0] += hours
-
-    # Realtime hours are fixed by the replicas: the cheapest non-spot hours first.
-    if service is not None:
-        for (g, t), n in choice.replicas.items():
-            need = n * (pairs[service.name, g].gpus_per_replica or 1) * h
-            for src in sources[g, t]:
-                if need <= 0:
-                    break
-                if src.option is OfferOption.SPOT:
-                    continue
-                take = min(need, remaining(g, t, src))
-                if take > 0:
-                    draw(service.name, g, t, src, take)
-                    need -= take
-            if need > 1e-9:
-                return None
-
-    # The flexible job: one covering constraint, filled by cost per unit of work.
-    covers: list[tuple[list[tuple[str, int]], str | None]]
-    if job.kind.is_training:
-        assert choice.pick is not None
-        covers = [([(choice.pick, t) for t in job.window(t_end)], choice.pick)]
+def deadline_gangs(rng: random.Random) -> Case:
+    """(c) A job whose deadline needs 2 copies at once, with a reserved offer of
+    max_units 2 or 4 and an uncapped on-demand offer (and sometimes 1-GPU work)."""
+    months = rng.choice([1, 2])
+    k = rng.choice([1, 2])
+    recurring = rng.random() < 0.5
+    # m = ceil(R / (k * deadline)) = 2 in every case
+    if recurring:
+        run, deadline = (150.0, 90.0) if k == 1 else (300.0, 90.0)
     else:
-        covers = [
-            ([(g.name, t) for g in s.gpus if (job.name, g.name) in pairs], None)
-            for t in job.window(t_end)
-        ]
-    for cells, _ in covers:
-        segments = []
-        for g, t in cells:
-            gh = pairs[job.name, g].gpu_hours or 0.0
-            for src in sources[g, t]:
-                if src.option is OfferOption.SPOT and not job.interruptible:
-                    continue
-                units_per_hour = src.work_per_hour / gh  # training: gh / gh = 1 job
-                segments.append((src.cost / units_per_hour, g, t, src, units_per_hour))
-        need = 1.0  # one whole job (training) or one month's work (batch)
-        for _, g, t, src, units_per_hour in sorted(segments, key=lambda x: x[0]):
-            if need <= 1e-12:
-                break
-            hours = min(need / units_per_hour, remaining(g, t, src))
-            if hours > 0:
-                draw(job.name, g, t, src, hours)
-                need -= hours * units_per_hour
-        if need > 1e-9:
-            return None
-
-    for (g, t, name), hours in used.items():
-        src = next(x for x in sources[g, t] if x.name == name)
-        cost += hours * src.cost
-        cash += hours * src.cash
-    if s.budget_total is not None and cash > s.budget_total + CENT:
-        return None
-    decisions = Decisions(
-        purchases=dict(choice.purchases),
-        reservations=dict(choice.reservations),
-        rented_hours={(name, t): hrs for (_, t, name), hrs in used.items() if name in offers},
-        owned_hours={(g, t): hrs for (g, t, name), hrs in used.items() if name == "own"},
-        reserved_hours={(g, t): hrs for (g, t, name), hrs in used.items() if name == "res"},
-        work={key: WorkHours(hours=v[0], spot_hours=v[1]) for key, v in work.items()},
-        replicas={(service.name, g, t): n for (g, t), n in choice.replicas.items()}
-        if service
-        else {},
-        picks={job.name: choice.pick} if choice.pick is not None else {},
+        run, deadline = (300.0, 200.0) if k == 1 else (600.0, 200.0)
+    offers = [
+        offer("G", "reserved", rng.choice([0.6, 1.0]), term_months=1, max_units=rng.choice([2, 4])),
+    ]
+    if rng.random() < 0.8:  # else the gang must fit the reservation, or nothing runs it
+        offers.append(offer("G", "on_demand", rng.choice([1.5, 2.5])))
+    if rng.random() < 0.3:
+        offers.append(offer("G", "buy", 250.0, max_units=4))
+    workloads = [
+        workload(
+            "job",
+            "lora",
+            deadline_hours=deadline,
+            runs_per_month=1.0 if recurring else None,
+        )
+    ]
+    estimates = [job_estimate("job", "G", k, run)]
+    if rng.random() < 0.5:
+        workloads.append(workload("single", "batch_inference"))
+        estimates.append(job_estimate("single", "G", 1, rng.choice([60.0, 150.0])))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=8)],
+        offers,
+        workloads,
+        assumptions=assumptions(rng, max_utilization=1.0),
+        horizon_months=months,
     )
-    return cost, decisions
+    return Case("", s, tuple(estimates))
+
+
+def recurring_on_spot(rng: random.Random) -> Case:
+    """(d) Recurring runs over 2 months, interruptible: spot yields
+    ``spot_efficiency ** ceil(gang / max_per_node)`` per paid hour."""
+    # (copy width, copies at once, GPUs a server): spot yields eff ** ceil(k * m / node)
+    k, copies, node = rng.choice([(1, 1, 2), (4, 1, 2), (2, 2, 2), (4, 2, 2), (2, 2, 4), (4, 2, 4)])
+    run = rng.choice([40.0, 90.0])
+    deadline = None if copies == 1 else run / (2 * k)  # m = 2
+    offers = [
+        offer("G", "spot", rng.choice([0.4, 0.8]), max_units=rng.choice([None, 4])),
+        offer("G", "on_demand", 1.5),
+    ]
+    if rng.random() < 0.5:
+        offers.append(offer("G", "buy", rng.choice([300.0, 800.0])))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=node)],
+        offers,
+        [
+            workload(
+                "runs",
+                rng.choice(["pretraining", "batch_inference"]),
+                runs_per_month=rng.choice([1.0, 2.5]),
+                deadline_hours=deadline,
+                interruptible=True,
+            )
+        ],
+        assumptions=assumptions(rng, spot_efficiency=rng.choice([0.5, 0.85])),
+        horizon_months=2,
+    )
+    return Case("", s, (job_estimate("runs", "G", k, run),))
+
+
+def one_off_pick(rng: random.Random) -> Case:
+    """One-off training picks one of two types and may spread over two months,
+    beside a service pinning GPUs of the house it would share."""
+    k = rng.choice([1, 2])
+    s = scenario(
+        [gpu("A", tdp_w=700.0, max_per_node=4), gpu("B", tdp_w=300.0, max_per_node=4)],
+        [
+            offer("A", "buy", rng.choice([200.0, 500.0])),
+            offer("A", "on_demand", 2.0, max_units=rng.choice([2, 4])),
+            offer("B", "reserved", rng.choice([0.5, 0.9]), term_months=1, max_units=2),
+            offer("B", "on_demand", rng.choice([1.2, 3.0])),
+        ],
+        [
+            workload("train", "lora", deadline_hours=rng.choice([None, 150.0])),
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([400.0, 900.0]),
+                min_replicas=rng.choice([1, 2]),
+            ),
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=2,
+    )
+    return Case(
+        "",
+        s,
+        (
+            job_estimate("train", "A", k, rng.choice([120.0, 250.0])),
+            job_estimate("train", "B", k, rng.choice([200.0, 400.0])),
+            serving_estimate("chat", "A", {1: 600.0, 2: 1300.0}),
+            serving_estimate("chat", "B", {1: 300.0}),
+        ),
+    )
+
+
+def replicas_slots_and_free(rng: random.Random) -> Case:
+    """Replicas pin GPUs that gang slots and 1-GPU work also want, in a capped
+    on-demand offer (max_units 4) and the house."""
+    offers = [
+        offer("G", "buy", rng.choice([250.0, 700.0])),
+        offer("G", "on_demand", rng.choice([0.8, 1.6]), max_units=4),
+    ]
+    if rng.random() < 0.5:
+        offers.append(offer("G", "on_demand", 3.0, n=2))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=4)],
+        offers,
+        [
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([300.0, 700.0]),
+                min_replicas=rng.choice([1, 2]),
+            ),
+            workload("gang", "pretraining", runs_per_month=1.0),
+            workload("single", "batch_inference"),
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=1,
+    )
+    return Case(
+        "",
+        s,
+        (
+            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
+            job_estimate("gang", "G", 2, rng.choice([100.0, 180.0])),
+            job_estimate("single", "G", 1, rng.choice([60.0, 150.0])),
+        ),
+    )
+
+
+FAMILIES: dict[str, Callable[[random.Random], Case]] = {
+    "serving": serving_replicas,
+    "gangs": gangs_and_singles,
+    "deadline": deadline_gangs,
+    "spot": recurring_on_spot,
+    "pick": one_off_pick,
+    "shared": replicas_slots_and_free,
+}
+
+
+def cases(family: str) -> list[Case]:
+    made = []
+    for i in range(CASES_PER_FAMILY):
+        case = FAMILIES[family](random.Random(f"{family}-{i}"))
+        name = f"{family}-{i}"
+        made.append(replace(case, name=name, scenario=replace(case.scenario, name=name)))
+    return made
+
+
+ALL = [case for family in FAMILIES for case in cases(family)]
+IDS = [case.name for case in ALL]
+
+
+@functools.cache
+def solved(name: str) -> Plan:
+    case = next(c for c in ALL if c.name == name)
+    return solve_scenario(case.scenario, EXACT, estimates=case.estimates)
+
+
+@functools.cache
+def enumerated(name: str) -> Cheapest | None:
+    case = next(c for c in ALL if c.name == name)
+    return cheapest(case.scenario, case.estimates)
 
 
 # ---------------------------------------------------------------- the tests
 
 
-def enumerable_cases(count: int) -> list[tuple[Scenario, Enumerated | None]]:
-    """The first ``count`` seeds whose enumeration is small enough."""
-    cases: list[tuple[Scenario, Enumerated | None]] = []
-    seed = 0
-    while len(cases) < count:
-        s = random_scenario(seed)
-        seed += 1
-        try:
-            cases.append((s, cheapest_by_enumeration(s, estimate_pairs(s))))
-        except TooBig:
-            continue
-    return cases
-
-
-CASES_FOUND = enumerable_cases(CASES)
-
-
-def test_the_cases_cover_every_kind_of_choice() -> None:
-    """A guard against an enumeration that tests nothing: the cases mix every decision."""
-    plans = [e.decisions for _, e in CASES_FOUND if e is not None]
-    assert sum(e is None for _, e in CASES_FOUND) >= 1  # some scenario is infeasible
-    assert any(d.purchases for d in plans)
-    assert any(d.reservations for d in plans)
-    assert any(any(w.spot_hours > 0 for w in d.work.values()) for d in plans)
-    assert any(d.replicas for d in plans)
-    assert any(d.picks for d in plans)
-    assert max(e.combinations for _, e in CASES_FOUND if e is not None) > 50
-
-
-@pytest.mark.parametrize(("s", "best"), CASES_FOUND, ids=[s.name for s, _ in CASES_FOUND])
-def test_enumerated_plan_passes_the_checker(s: Scenario, best: Enumerated | None) -> None:
-    """The enumeration's own plan is feasible and costs what it says (two independent sums)."""
-    if best is None:
-        return
-    estimates = list(estimate_pairs(s))
-    report = check_plan(s, consistent_plan(s, best.decisions, estimates), estimates)
-    assert report.violations == []
-    assert report.total_cost == pytest.approx(best.total_cost, abs=CENT)
-
-
-@pytest.mark.parametrize(("s", "best"), CASES_FOUND, ids=[s.name for s, _ in CASES_FOUND])
-def test_solver_total_equals_the_enumerated_minimum(s: Scenario, best: Enumerated | None) -> None:
-    plan = solve_checked(s, EXACT)
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_solver_total_equals_the_enumerated_minimum(case: Case) -> None:
+    plan, best = solved(case.name), enumerated(case.name)
     if best is None:
         assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
         return
     assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
-    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT)
+    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT), (
+        plan.decisions,
+        best.decisions,
+    )
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_solver_plan_keeps_every_rule_by_hand(case: Case) -> None:
+    """The solver's decisions, priced and checked with the enumeration's own arithmetic."""
+    plan = solved(case.name)
+    if plan.decisions is None:
+        return
+    cost, broken = evaluate(instance(case.scenario, case.estimates), plan.decisions)
+    assert broken == []
+    assert plan.total_cost == pytest.approx(cost, abs=CENT)
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_enumerated_plan_keeps_every_rule_and_costs_what_it_says(case: Case) -> None:
+    best = enumerated(case.name)
+    if best is None:
+        return
+    cost, broken = evaluate(instance(case.scenario, case.estimates), best.decisions)
+    assert broken == []
+    assert cost == pytest.approx(best.total_cost, abs=CENT)
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_solver_plan_passes_the_checker(case: Case) -> None:
+    from optimizer.check.rules import check_plan
+
+    plan = solved(case.name)
+    if plan.decisions is None:
+        return
+    report = check_plan(case.scenario, plan, list(case.estimates))
+    assert report.violations == []
+    assert report.total_cost == pytest.approx(plan.total_cost, abs=CENT)

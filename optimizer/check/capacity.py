@@ -1,100 +1,202 @@
-"""Capacity rules: the model's owned_capacity, reserved_capacity and pool_balance, and spot.
+"""Stock and places (model v2 §A): what each place of a GPU type holds in each month.
 
-Takes a ``Scenario`` and the plan's ``Decisions``; hands on violation lines for
-owned and reserved hours over capacity, workloads' hours that do not match the
-hours supplied, and spot hours used by workloads that may not use them, plus
-``_work_per_gpu`` (workloads' hours per type and month) for the reporting rules.
+Takes a ``Scenario`` and the plan's ``Decisions``; hands on the owned stock and
+active reservations, each place's kind, size and label, and the figures derived
+from the decisions alone (:func:`derived_hours`): paid rental hours, GPUs
+pinned by replicas, work hours and slots per place, and the house's used
+hours. Nothing here finds a violation; the rule modules read these figures.
+
+A place of type ``g`` is :data:`~optimizer.results.HOUSE` (the owned GPUs of
+``g``) or the id of a reserved, on-demand or spot offer of ``g``. The house,
+reserved offers and rental offers with ``max_units`` are finite places of size
+``N[p,t]``; an uncapped rental offer has no size.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from optimizer.check.money import (
-    _rented_per_gpu,
-    _reserved_per_gpu,
-    active_reservations,
-    owned_stock,
-)
-from optimizer.check.tolerances import HOURS_ABS_TOL, _h, hours_close, hours_exceed
-from optimizer.domain import Kind, OfferOption, Scenario
-from optimizer.results import Decisions
+from optimizer.domain import Assumptions, Offer, OfferOption, Scenario
+from optimizer.results import HOUSE, Decisions
+
+RENTAL = (OfferOption.ON_DEMAND, OfferOption.SPOT)
 
 
-def _work_per_gpu(
-    decisions: Decisions,
-) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
-    hours: dict[tuple[str, int], float] = defaultdict(float)
-    spot: dict[tuple[str, int], float] = defaultdict(float)
-    for (_, gpu, t), work in decisions.work.items():
-        hours[gpu, t] += work.hours
-        spot[gpu, t] += work.spot_hours
-    return hours, spot
+def offers_by_id(scenario: Scenario) -> dict[str, Offer]:
+    return {o.offer_id: o for o in scenario.offers}
 
 
-def capacity_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
-    """Pooled hours per type and month (accounting rule 5).
-
-    Owned use ≤ ``max_utilization * H * owned``; reserved use ≤ ``H * active
-    reservations``; the workloads' hours of a type equal its owned, reserved
-    and on-demand hours; their spot hours equal the type's paid spot hours.
-    """
-    found: list[str] = []
-    a = scenario.assumptions
-    h = a.hours_per_month
-    stock = owned_stock(scenario, decisions)
-    reserved = _reserved_per_gpu(scenario, active_reservations(scenario, decisions))
-    on_demand = _rented_per_gpu(scenario, decisions, OfferOption.ON_DEMAND)
-    spot_paid = _rented_per_gpu(scenario, decisions, OfferOption.SPOT)
-    work_hours, work_spot = _work_per_gpu(decisions)
-    for g in scenario.gpus:
-        for t in scenario.months:
-            key = (g.name, t)
-            owned = stock.get(key, 0.0)
-            used_own = decisions.owned_hours.get(key, 0.0)
-            used_res = decisions.reserved_hours.get(key, 0.0)
-            limit_own = a.max_utilization * h * owned
-            if hours_exceed(used_own, limit_own):
-                found.append(
-                    f"capacity: {g.name} month {t} uses {_h(used_own)} owned hours, more than "
-                    f"max_utilization {a.max_utilization:g} × {_h(h)} h × {owned:g} owned = {_h(limit_own)} h"
-                )
-            limit_res = h * reserved.get(key, 0.0)
-            if hours_exceed(used_res, limit_res):
-                found.append(
-                    f"capacity: {g.name} month {t} uses {_h(used_res)} reserved hours, more than "
-                    f"{_h(h)} h × {reserved.get(key, 0.0):g} active reservations = {_h(limit_res)} h"
-                )
-            supplied = used_own + used_res + on_demand.get(key, 0.0)
-            if not hours_close(work_hours.get(key, 0.0), supplied):
-                found.append(
-                    f"capacity: {g.name} month {t}: workloads use {_h(work_hours.get(key, 0.0))} h but "
-                    f"owned {_h(used_own)} + reserved {_h(used_res)} + on-demand "
-                    f"{_h(on_demand.get(key, 0.0))} = {_h(supplied)} h"
-                )
-            if not hours_close(work_spot.get(key, 0.0), spot_paid.get(key, 0.0)):
-                found.append(
-                    f"capacity: {g.name} month {t}: workloads use {_h(work_spot.get(key, 0.0))} spot "
-                    f"hours but {_h(spot_paid.get(key, 0.0))} spot hours are paid"
-                )
-    return found
-
-
-def spot_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
-    """Spot capacity serves only interruptible workloads, and never realtime ones."""
-    found: list[str] = []
-    workloads = {w.name: w for w in scenario.workloads}
-    for (name, gpu, t), work in sorted(decisions.work.items()):
-        w = workloads.get(name)
-        if w is None or work.spot_hours <= HOURS_ABS_TOL:
+def owned_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    """GPUs of each type owned in each month: every purchase so far (owned GPUs stay)."""
+    offers = offers_by_id(scenario)
+    stock: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, month), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is None:
             continue
-        if w.kind is Kind.REALTIME_INFERENCE:
-            found.append(
-                f"spot: realtime workload {name} uses {_h(work.spot_hours)} spot hours on {gpu} in month {t}"
-            )
-        elif not w.interruptible:
-            found.append(
-                f"spot: {name} is not interruptible but uses {_h(work.spot_hours)} spot hours "
-                f"on {gpu} in month {t}"
-            )
-    return found
+        for t in range(max(month, 1), scenario.horizon_months + 1):
+            stock[offer.gpu, t] += count
+    return stock
+
+
+def active_reservations(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    """Reserved GPUs of each offer active in each month 1..T (``start .. start + term - 1``)."""
+    offers = offers_by_id(scenario)
+    active: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, start), count in decisions.reservations.items():
+        offer = offers.get(offer_id)
+        if offer is None or offer.term_months is None:
+            continue
+        for t in range(start, start + offer.term_months):
+            if 1 <= t <= scenario.horizon_months:
+                active[offer_id, t] += count
+    return active
+
+
+def reserved_per_gpu(
+    scenario: Scenario, active: Mapping[tuple[str, int], float]
+) -> dict[tuple[str, int], float]:
+    offers = offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), count in active.items():
+        per_gpu[offers[offer_id].gpu, t] += count
+    return per_gpu
+
+
+def bought_per_gpu(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    offers = offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), count in decisions.purchases.items():
+        offer = offers.get(offer_id)
+        if offer is not None:
+            per_gpu[offer.gpu, t] += count
+    return per_gpu
+
+
+def place_kind(offers: Mapping[str, Offer], gpu: str, place: str) -> str | None:
+    """``house``, ``reserved``, ``on_demand`` or ``spot``; None when ``place`` is no place of ``gpu``.
+
+    A buy offer, an offer of another type and an unknown id are no places.
+    """
+    if place == HOUSE:
+        return HOUSE
+    offer = offers.get(place)
+    if offer is None or offer.gpu != gpu or offer.option is OfferOption.BUY:
+        return None
+    return offer.option.value
+
+
+def is_finite(offers: Mapping[str, Offer], gpu: str, place: str) -> bool:
+    """The house, a reserved offer, or a rental offer with ``max_units`` (of ``gpu``)."""
+    kind = place_kind(offers, gpu, place)
+    if kind is None:
+        return False
+    return kind in (HOUSE, OfferOption.RESERVED.value) or offers[place].max_units is not None
+
+
+def place_utilization(a: Assumptions, kind: str) -> float:
+    """``u_p``: ``max_utilization`` for the house and reserved places, 1 for rental offers."""
+    return a.max_utilization if kind in (HOUSE, OfferOption.RESERVED.value) else 1.0
+
+
+def place_name(gpu: str, place: str) -> str:
+    """How violation lines name a place: ``"<gpu> house"`` or the offer id (``"H100|reserved|1"``)."""
+    return f"{gpu} house" if place == HOUSE else place
+
+
+def offer_label(offer: Offer | None) -> str | None:
+    """How results name a place's offer: its provider, else ``"<gpu> <option> row <n>"``."""
+    if offer is None:
+        return None
+    return offer.provider or f"{offer.gpu} {offer.option.value} row {offer.row}"
+
+
+def finite_place_sizes(
+    scenario: Scenario, decisions: Decisions
+) -> dict[tuple[str, str, int], float]:
+    """``N[p,t]`` of every finite place of every type and month 1..T.
+
+    The house holds the type's owned GPUs, a reserved offer its active
+    reservations, a capped rental offer ``max_units`` from its
+    ``available_from`` month (0 before: the offer is no place yet).
+    """
+    stock = owned_stock(scenario, decisions)
+    active = active_reservations(scenario, decisions)
+    sizes: dict[tuple[str, str, int], float] = {}
+    for t in scenario.months:
+        for g in scenario.gpus:
+            sizes[g.name, HOUSE, t] = stock.get((g.name, t), 0.0)
+        for o in scenario.offers:
+            if o.option is OfferOption.RESERVED:
+                sizes[o.gpu, o.offer_id, t] = active.get((o.offer_id, t), 0.0)
+            elif o.option in RENTAL and o.max_units is not None:
+                sizes[o.gpu, o.offer_id, t] = float(o.max_units) if t >= o.available_from else 0.0
+    return sizes
+
+
+@dataclass(frozen=True)
+class DerivedHours:
+    """Figures derived from a plan's decisions, never stored beside them (model v2 §A–§B).
+
+    ``paid``: paid hours of each on-demand or spot offer and month, its work
+    plus ``width × H × replicas`` on it. ``pinned``: GPUs of each (type, place,
+    month) held by replicas, ``sum width × replicas``. ``work``: paid work hours
+    of each (type, place, month). ``slots``: (type, place, month) -> copy width
+    -> slots. ``house_used``: (type, month) -> ``H × pinned house GPUs + house
+    work hours``, the hours that draw power at TDP.
+    """
+
+    paid: dict[tuple[str, int], float]
+    pinned: dict[tuple[str, str, int], float]
+    work: dict[tuple[str, str, int], float]
+    slots: dict[tuple[str, str, int], dict[int, float]]
+    house_used: dict[tuple[str, int], float]
+
+    def slot_gpus(self, gpu: str, place: str, month: int) -> float:
+        """``sum_k k × slots[p,k,t]``: GPUs set aside for gangs."""
+        return sum(k * n for k, n in self.slots.get((gpu, place, month), {}).items())
+
+
+def derived_hours(scenario: Scenario, decisions: Decisions) -> DerivedHours:
+    """Paid rental hours, pinned GPUs, work, slots and house hours of a plan, from its decisions."""
+    h = scenario.assumptions.hours_per_month
+    offers = offers_by_id(scenario)
+    paid: dict[tuple[str, int], float] = defaultdict(float)
+    pinned: dict[tuple[str, str, int], float] = defaultdict(float)
+    work: dict[tuple[str, str, int], float] = defaultdict(float)
+    slots: dict[tuple[str, str, int], dict[int, float]] = defaultdict(dict)
+    house_used: dict[tuple[str, int], float] = defaultdict(float)
+
+    def is_rental(place: str) -> bool:
+        return place in offers and offers[place].option in RENTAL
+
+    for (_, gpu, place, width, t), count in decisions.replicas.items():
+        pinned[gpu, place, t] += width * count
+        if is_rental(place):
+            paid[place, t] += width * h * count
+        if place == HOUSE:
+            house_used[gpu, t] += width * h * count
+    for (_, gpu, place, t), hours in decisions.work.items():
+        work[gpu, place, t] += hours
+        if is_rental(place):
+            paid[place, t] += hours
+        if place == HOUSE:
+            house_used[gpu, t] += hours
+    for (gpu, place, k, t), count in decisions.slots.items():
+        slots[gpu, place, t][k] = slots[gpu, place, t].get(k, 0.0) + count
+    return DerivedHours(dict(paid), dict(pinned), dict(work), dict(slots), dict(house_used))
+
+
+def rented_per_gpu(
+    scenario: Scenario, derived: DerivedHours, option: OfferOption
+) -> dict[tuple[str, int], float]:
+    """Paid hours of each type and month on its offers of ``option`` (on-demand or spot)."""
+    offers = offers_by_id(scenario)
+    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
+    for (offer_id, t), hours in derived.paid.items():
+        offer = offers[offer_id]
+        if offer.option is option:
+            per_gpu[offer.gpu, t] += hours
+    return per_gpu

@@ -1,140 +1,222 @@
-"""Rules on the decisions themselves: keys, finite numbers, whole numbers, offer limits.
+"""Rules on the decisions themselves: keys and places, finite and whole numbers, stock and offers.
 
-Takes a ``Scenario`` and the plan's ``Decisions``; hands on violation lines for
-items naming offers, types, workloads or months the scenario lacks, NaNs and
-infinities, fractional or negative counts, and each offer's ``max_units``,
-``available_from`` and reservation terms.
+Takes a ``Scenario``, the plan's ``Decisions`` and the pair estimates; hands on
+violation lines for items naming offers, types, workloads, places, widths or
+months the scenario lacks or forbids (model v2 §A–§D), NaNs and infinities,
+fractional or negative counts, and the stock family: each buy offer's
+``max_units``, ``available_from``, reservation terms and active reservations.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from optimizer.check.money import _offers_by_id, active_reservations
-from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer, hours_exceed
-from optimizer.domain import OfferOption, Scenario
-from optimizer.results import Decisions
+from optimizer.check.capacity import active_reservations, is_finite, offers_by_id, place_kind
+from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer
+from optimizer.domain import Kind, OfferOption, Scenario, Workload
+from optimizer.results import Decisions, PairEstimate
 
 
-def key_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
-    """Only offers, GPU types, workloads and months of this scenario, each of the right kind.
+def key_violations(
+    scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
+) -> list[str]:
+    """Only offers, types, workloads, places, widths and months of this scenario, each of the right kind.
 
-    Because excluded types, ``allow_buy = FALSE`` and ``allow_rent = FALSE``
-    remove offers from the scenario, this is also where those switches are
-    honoured.
+    Purchases name buy offers, reservations reserved offers. A place is the
+    house or a reserved, on-demand or spot offer of the item's own type (never
+    a buy offer), usable from the offer's ``available_from``. Replicas: realtime
+    workloads, never on spot, at an allowed serving width of the pair, inside
+    the window. Work: training and batch workloads on allowed pairs inside the
+    window; on spot only when interruptible. Slots: finite places only, width
+    ≥ 1. Picks: one-off training jobs. Because excluded types, ``allow_buy`` and
+    ``allow_rent`` remove offers from the scenario, this is also where those
+    switches are honoured.
     """
     found: list[str] = []
-    offers = _offers_by_id(scenario)
+    offers = offers_by_id(scenario)
     gpus = {g.name for g in scenario.gpus}
-    workloads = {w.name for w in scenario.workloads}
+    workloads = {w.name: w for w in scenario.workloads}
+    pairs = {(e.workload, e.gpu): e for e in estimates}
     months = scenario.months
 
-    def offer_key(table: str, offer_id: str, month: int, options: tuple[OfferOption, ...]) -> None:
+    def offer_key(table: str, offer_id: str, month: int, option: OfferOption) -> None:
         offer = offers.get(offer_id)
         if offer is None:
             found.append(f"{table}: offer {offer_id!r} is not an offer of this scenario")
-        elif offer.option not in options:
+        elif offer.option is not option:
             found.append(
-                f"{table}: offer {offer_id!r} is a {offer.option.value} offer, "
-                f"not {' or '.join(o.value for o in options)}"
+                f"{table}: offer {offer_id!r} is a {offer.option.value} offer, not {option.value}"
             )
         if month not in months:
             found.append(f"{table}: offer {offer_id!r} in month {month}, outside 1..{len(months)}")
 
     for offer_id, month in decisions.purchases:
-        offer_key("purchases", offer_id, month, (OfferOption.BUY,))
+        offer_key("purchases", offer_id, month, OfferOption.BUY)
     for offer_id, month in decisions.reservations:
-        offer_key("reservations", offer_id, month, (OfferOption.RESERVED,))
-    for offer_id, month in decisions.rented_hours:
-        offer_key("rented hours", offer_id, month, (OfferOption.ON_DEMAND, OfferOption.SPOT))
-    for table, keys in (
-        ("owned hours", decisions.owned_hours),
-        ("reserved hours", decisions.reserved_hours),
-    ):
-        for gpu, month in keys:
-            if gpu not in gpus:
-                found.append(f"{table}: GPU type {gpu!r} is not in this scenario")
-            if month not in months:
-                found.append(f"{table}: {gpu} in month {month}, outside 1..{len(months)}")
-    for table, wkeys in (("work", decisions.work), ("replicas", decisions.replicas)):
-        for workload, gpu, month in wkeys:
-            if workload not in workloads:
-                found.append(f"{table}: workload {workload!r} is not planned in this scenario")
-            if gpu not in gpus:
-                found.append(f"{table}: GPU type {gpu!r} is not in this scenario")
-            if month not in months:
-                found.append(
-                    f"{table}: {workload} on {gpu} in month {month}, outside 1..{len(months)}"
-                )
-    for workload, gpu in decisions.picks.items():
-        if workload not in workloads:
-            found.append(f"picks: workload {workload!r} is not planned in this scenario")
+        offer_key("reservations", offer_id, month, OfferOption.RESERVED)
+
+    def place_key(table: str, who: str, gpu: str, place: str, month: int, used: bool) -> str | None:
+        """Names, month and place of one item; returns the place's kind when it is one.
+
+        ``available_from`` is checked only where the item is used (not 0).
+        """
         if gpu not in gpus:
-            found.append(f"picks: {workload} picks GPU type {gpu!r}, not in this scenario")
+            found.append(f"{table}: GPU type {gpu!r} is not in this scenario")
+            return None
+        if month not in months:
+            found.append(f"{table}: {who} on {gpu} in month {month}, outside 1..{len(months)}")
+        kind = place_kind(offers, gpu, place)
+        if kind is None:
+            offer = offers.get(place)
+            why = (
+                "not an offer of this scenario"
+                if offer is None
+                else f"a {offer.option.value} offer of {offer.gpu}"
+            )
+            found.append(f"{table}: {who} on {gpu} in place {place!r}, {why}: not a place of {gpu}")
+        elif used and place in offers and month < offers[place].available_from:
+            found.append(
+                f"{table}: {who} on {gpu} in {place} in month {month}, before it is available "
+                f"(month {offers[place].available_from})"
+            )
+        return kind
+
+    def workload_key(table: str, name: str, gpu: str, month: int, used: bool) -> Workload | None:
+        """The workload exists; where the item is used, ``month`` is inside its window.
+
+        Returns the workload when the item is used (its other rules apply), else None.
+        """
+        w = workloads.get(name)
+        if w is None:
+            found.append(f"{table}: workload {name!r} is not planned in this scenario")
+            return None
+        if not used:
+            return None
+        window = w.window(scenario.horizon_months)
+        if month not in window:
+            found.append(
+                f"{table}: {name} runs on {gpu} in month {month}, outside its window "
+                f"{window.start}..{window.stop - 1}"
+            )
+        return w
+
+    for (name, gpu, place, width, month), n in sorted(decisions.replicas.items()):
+        kind = place_key("replicas", name, gpu, place, month, used=n != 0)
+        w = workload_key("replicas", name, gpu, month, used=n != 0)
+        if w is None:
+            continue
+        where = f"{n:g} replicas of {name} on {gpu} in {place} month {month}"
+        if w.kind is not Kind.REALTIME_INFERENCE:
+            found.append(
+                f"replicas: {where}: {name} is {w.kind.value}, only realtime work has replicas"
+            )
+            continue
+        if kind == OfferOption.SPOT.value:
+            found.append(f"replicas: {where}: spot never serves")
+        estimate = pairs.get((name, gpu))
+        allowed = [s.width for s in estimate.serving_widths()] if estimate else []
+        if estimate is None or not estimate.allowed:
+            why = "no estimate" if estimate is None else estimate.reason
+            found.append(f"replicas: {where}: a pair not allowed ({why})")
+        elif width not in allowed:
+            found.append(
+                f"replicas: {where}: width {width} is not an allowed serving width of the pair "
+                f"({', '.join(map(str, allowed)) or 'none'})"
+            )
+
+    for (name, gpu, place, month), hours in sorted(decisions.work.items()):
+        used = hours > HOURS_ABS_TOL
+        kind = place_key("work", name, gpu, place, month, used)
+        w = workload_key("work", name, gpu, month, used)
+        if w is None:
+            continue
+        where = f"{_h(hours)} h of {name} on {gpu} in {place} month {month}"
+        if w.kind is Kind.REALTIME_INFERENCE:
+            found.append(f"work: {where}: realtime work runs as replicas, not work hours")
+            continue
+        if kind == OfferOption.SPOT.value and not w.interruptible:
+            found.append(f"work: {where}: spot, but {name} is not interruptible")
+        estimate = pairs.get((name, gpu))
+        if estimate is None or not estimate.allowed:
+            why = "no estimate" if estimate is None else estimate.reason
+            found.append(f"work: {where}: a pair not allowed ({why})")
+
+    for (gpu, place, width, month), n in sorted(decisions.slots.items()):
+        kind = place_key("slots", f"{n:g} slots of width {width}", gpu, place, month, n != 0)
+        if kind is not None and not is_finite(offers, gpu, place):
+            found.append(
+                f"slots: {gpu} in {place} month {month}: an uncapped offer has no slots "
+                "(slots are for the house, reserved offers and offers with max_units)"
+            )
+        if not _is_integer(width) or width < 1:
+            found.append(
+                f"slots: {gpu} in {place} month {month}: width {width!r} is not a whole number >= 1"
+            )
+
+    for name, gpu in sorted(decisions.picks.items()):
+        w = workloads.get(name)
+        if w is None:
+            found.append(f"picks: workload {name!r} is not planned in this scenario")
+        elif not w.one_off_training:
+            found.append(
+                f"picks: {name} is {w.kind.value}"
+                f"{' with runs_per_month' if w.recurring else ''}; only one-off training jobs "
+                "pick one GPU type"
+            )
+        if gpu not in gpus:
+            found.append(f"picks: {name} picks GPU type {gpu!r}, not in this scenario")
     return found
+
+
+def _tables(decisions: Decisions) -> tuple[tuple[str, Mapping[Any, float]], ...]:
+    return (
+        ("purchases", decisions.purchases),
+        ("reservations", decisions.reservations),
+        ("replicas", decisions.replicas),
+        ("slots", decisions.slots),
+        ("work", decisions.work),
+    )
 
 
 def non_finite_violations(decisions: Decisions) -> list[str]:
     """Every decision is a finite number (a NaN would make every comparison pass or fail silently)."""
-    tables: tuple[tuple[str, Mapping[Any, float]], ...] = (
-        ("purchases", decisions.purchases),
-        ("reservations", decisions.reservations),
-        ("rented hours", decisions.rented_hours),
-        ("owned hours", decisions.owned_hours),
-        ("reserved hours", decisions.reserved_hours),
-        ("replicas", decisions.replicas),
-    )
-    found = [
+    return [
         f"{table}: {key} is {value!r}, not a finite number"
-        for table, values in tables
+        for table, values in _tables(decisions)
         for key, value in values.items()
         if not math.isfinite(value)
     ]
-    for key, work in decisions.work.items():
-        for name, value in (("hours", work.hours), ("spot hours", work.spot_hours)):
-            if not math.isfinite(value):
-                found.append(f"work: {key} {name} is {value!r}, not a finite number")
-    return found
 
 
 def integrality_violations(decisions: Decisions) -> list[str]:
-    """Purchases, reservations and replicas are whole numbers; nothing is negative."""
+    """Purchases, reservations, replicas and slots are whole numbers; nothing is negative."""
     found: list[str] = []
-    integer_tables: tuple[tuple[str, Mapping[Any, float]], ...] = (
-        ("purchases", decisions.purchases),
-        ("reservations", decisions.reservations),
-        ("replicas", decisions.replicas),
-    )
-    for table, values in integer_tables:
+    for table, values in _tables(decisions):
         for key, value in values.items():
+            if table == "work":
+                if value < -HOURS_ABS_TOL:
+                    found.append(f"work: {key} is {value!r}, must be a number >= 0")
+                continue
             if not _is_integer(value):
                 found.append(f"{table}: {key} is {value!r}, not a whole number")
             if value < 0:
                 found.append(f"{table}: {key} is negative ({value!r})")
-    hour_tables: tuple[tuple[str, Mapping[Any, float]], ...] = (
-        ("rented hours", decisions.rented_hours),
-        ("owned hours", decisions.owned_hours),
-        ("reserved hours", decisions.reserved_hours),
-    )
-    for table, values in hour_tables:
-        for key, value in values.items():
-            if value < -HOURS_ABS_TOL or not math.isfinite(value):
-                found.append(f"{table}: {key} is {value!r}, must be a number >= 0")
-    for key, work in decisions.work.items():
-        for name, value in (("hours", work.hours), ("spot hours", work.spot_hours)):
-            if value < -HOURS_ABS_TOL or not math.isfinite(value):
-                found.append(f"work: {key} {name} is {value!r}, must be a number >= 0")
     return found
 
 
 def offer_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
-    """Accounting rule 7 (``max_units``), ``available_from``, reservations inside the horizon."""
+    """The stock family: accounting rule 7 (``max_units``), ``available_from``, reservation terms.
+
+    ``sum_t purchases[o,t] <= max_units``; purchases and reservations start at or
+    after ``available_from``; a reservation ends by month T; active reserved GPUs
+    of an offer ``<= max_units`` every month. (A rental offer's ``max_units`` is
+    its size as a place: ``place_capacity``, ``slot_hours`` and ``free_hours``.)
+    """
     found: list[str] = []
-    offers = _offers_by_id(scenario)
-    h = scenario.assumptions.hours_per_month
+    offers = offers_by_id(scenario)
     t_end = scenario.horizon_months
 
     bought: dict[str, float] = defaultdict(float)
@@ -179,20 +261,5 @@ def offer_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
             found.append(
                 f"reservations: {active:g} GPUs of {offer_id} active in month {t}, "
                 f"more than max_units {cap}"
-            )
-
-    for (offer_id, month), hours in decisions.rented_hours.items():
-        offer = offers.get(offer_id)
-        if offer is None or hours <= HOURS_ABS_TOL:
-            continue
-        if month < offer.available_from:
-            found.append(
-                f"rented hours: {_h(hours)} h of {offer_id} in month {month}, "
-                f"before it is available (month {offer.available_from})"
-            )
-        if offer.max_units is not None and hours_exceed(hours, offer.max_units * h):
-            found.append(
-                f"rented hours: {_h(hours)} h of {offer_id} in month {month}, more than "
-                f"max_units {offer.max_units} × {_h(h)} h = {_h(offer.max_units * h)} h"
             )
     return found

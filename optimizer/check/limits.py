@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from optimizer.check.money import owned_stock
+from optimizer.check.capacity import owned_stock
 from optimizer.check.tolerances import HALF_CENT, _usd
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Decisions

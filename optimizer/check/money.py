@@ -1,86 +1,28 @@
-"""Stock and money recomputed from a plan's decisions alone (model.md's cost terms).
+"""Money recomputed from a plan's decisions alone (model.md's cost terms, model v2's hours).
 
-Takes a ``Scenario`` and the plan's ``Decisions``; hands on the owned stock and
-active reservations per month, GPUs bought, reserved and rented per type and
-month, the undiscounted cash flow by category, the residual credit and the
-discounted category totals that the constraint and reporting rules check.
+Takes a ``Scenario`` and the plan's ``Decisions``; hands on the undiscounted
+cash flow by category, the residual credit and the discounted category totals
+that the budget and reporting rules check. Every v1 formula is kept; v2
+changes only which hours are paid or used (``capacity.derived_hours``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 
-from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
+from optimizer.check.capacity import (
+    active_reservations,
+    derived_hours,
+    offers_by_id,
+    owned_stock,
+)
+from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.results import Decisions
 
 
 def discount_factor(rate: float, month: int) -> float:
     """model.md: every cash item of month ``t`` is worth ``(1 + r) ** (-(t - 1) / 12)``."""
     return float((1.0 + rate) ** (-(month - 1) / 12.0))
-
-
-def _offers_by_id(scenario: Scenario) -> dict[str, Offer]:
-    return {o.offer_id: o for o in scenario.offers}
-
-
-def owned_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    """GPUs of each type owned in each month: every purchase so far (owned GPUs stay)."""
-    offers = _offers_by_id(scenario)
-    stock: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, month), count in decisions.purchases.items():
-        offer = offers.get(offer_id)
-        if offer is None:
-            continue
-        for t in range(max(month, 1), scenario.horizon_months + 1):
-            stock[offer.gpu, t] += count
-    return stock
-
-
-def active_reservations(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    """Reserved GPUs of each offer active in each month 1..T (``start .. start + term - 1``)."""
-    offers = _offers_by_id(scenario)
-    active: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, start), count in decisions.reservations.items():
-        offer = offers.get(offer_id)
-        if offer is None or offer.term_months is None:
-            continue
-        for t in range(start, start + offer.term_months):
-            if 1 <= t <= scenario.horizon_months:
-                active[offer_id, t] += count
-    return active
-
-
-def _reserved_per_gpu(
-    scenario: Scenario, active: Mapping[tuple[str, int], float]
-) -> dict[tuple[str, int], float]:
-    offers = _offers_by_id(scenario)
-    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, t), count in active.items():
-        per_gpu[offers[offer_id].gpu, t] += count
-    return per_gpu
-
-
-def _rented_per_gpu(
-    scenario: Scenario, decisions: Decisions, option: OfferOption
-) -> dict[tuple[str, int], float]:
-    offers = _offers_by_id(scenario)
-    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, t), hours in decisions.rented_hours.items():
-        offer = offers.get(offer_id)
-        if offer is not None and offer.option is option:
-            per_gpu[offer.gpu, t] += hours
-    return per_gpu
-
-
-def _bought_per_gpu(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    offers = _offers_by_id(scenario)
-    per_gpu: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, t), count in decisions.purchases.items():
-        offer = offers.get(offer_id)
-        if offer is not None:
-            per_gpu[offer.gpu, t] += count
-    return per_gpu
 
 
 # ---------------------------------------------------------------- money
@@ -90,17 +32,19 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
     """Undiscounted cash of every month 1..T by category, from the decisions alone.
 
     Purchases are paid at the start of their month; owned GPUs draw power all
-    month (used hours at TDP, idle hours ``H * owned - used`` at
-    ``idle_power_fraction``, both times PUE) and pay maintenance from their
-    purchase month to T; on-demand and spot pay price × paid hours; a
-    reservation pays price × H in every month of its term, used or not.
+    month (used hours ``H × pinned house GPUs + house work hours`` at TDP, idle
+    hours ``H * owned - used`` at ``idle_power_fraction``, both times PUE) and
+    pay maintenance from their purchase month to T; on-demand and spot pay
+    ``price × (work on the offer + width × H × replicas on it)``; a reservation
+    pays ``price × H`` per GPU in every month of its term, used or not.
     Items naming an offer or GPU the scenario lacks are left out here (they
     are violations, reported by :func:`decision_violations`).
     """
     a = scenario.assumptions
     h = a.hours_per_month
-    offers = _offers_by_id(scenario)
+    offers = offers_by_id(scenario)
     gpus = {g.name: g for g in scenario.gpus}
+    derived = derived_hours(scenario, decisions)
     cash: dict[int, dict[CostCategory, float]] = {
         t: {c: 0.0 for c in CostCategory} for t in scenario.months
     }
@@ -117,14 +61,14 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
     for t in scenario.months:
         for g in gpus.values():
             owned = stock.get((g.name, t), 0.0)
-            used = decisions.owned_hours.get((g.name, t), 0.0)
+            used = derived.house_used.get((g.name, t), 0.0)
             if owned == 0 and used == 0:
                 continue
             idle = h * owned - used
             kwh = (used + a.idle_power_fraction * idle) * (g.tdp_w or 0.0) / 1000.0 * a.pue
             cash[t][CostCategory.ENERGY] += kwh * a.electricity_per_kwh
 
-    for (offer_id, month), hours in decisions.rented_hours.items():
+    for (offer_id, month), hours in derived.paid.items():
         offer = offers.get(offer_id)
         if offer is None or month not in cash:
             continue
@@ -147,7 +91,7 @@ def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:
     a = scenario.assumptions
     if not a.credit_residual_value:
         return 0.0
-    offers = _offers_by_id(scenario)
+    offers = offers_by_id(scenario)
     credit = 0.0
     for (offer_id, month), count in decisions.purchases.items():
         offer = offers.get(offer_id)

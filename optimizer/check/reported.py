@@ -1,25 +1,30 @@
-"""Rules on what a plan reports: its money, fleet, options, assignments and offer use.
+"""Rules on what a plan reports: its money, fleet, places, options and offer use.
 
-Takes the recomputed ``CheckReport`` (money) or the scenario, ``Decisions`` and
-estimates, and the plan's own rows; hands on violation lines wherever a
-reported number disagrees with the recomputed one, and the rows a plan should
-show (``expected_fleet``, ``expected_assignments``, from ``type_month_costs``).
+Takes the recomputed ``CheckReport`` (money) or the scenario and ``Decisions``,
+and the plan's own rows; hands on violation lines wherever a reported number
+disagrees with the recomputed one, and the rows a plan should show
+(``expected_fleet``, ``expected_places``): the definition the plan assembly
+must match. Assignments are checked in ``assignments``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from optimizer.check.capacity import _work_per_gpu
-from optimizer.check.money import (
-    _bought_per_gpu,
-    _offers_by_id,
-    _rented_per_gpu,
-    _reserved_per_gpu,
+from optimizer.check.capacity import (
     active_reservations,
+    bought_per_gpu,
+    derived_hours,
+    finite_place_sizes,
+    offer_label,
+    offers_by_id,
     owned_stock,
+    place_kind,
+    rented_per_gpu,
+    reserved_per_gpu,
 )
 from optimizer.check.tolerances import (
     HALF_CENT,
@@ -30,8 +35,8 @@ from optimizer.check.tolerances import (
     hours_close,
     money_close,
 )
-from optimizer.domain import CostCategory, Kind, OfferOption, Scenario
-from optimizer.results import AssignmentRow, Decisions, FleetRow, OfferUse, PairEstimate, Plan
+from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.results import HOUSE, Decisions, FleetRow, OfferUse, PairEstimate, PlaceRow, Plan
 
 if TYPE_CHECKING:
     # Only for the annotation: rules.py, which defines CheckReport, imports this module.
@@ -93,19 +98,26 @@ def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:
 
 
 def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], FleetRow]:
-    """The fleet row every GPU type and month should show, from the decisions."""
+    """The fleet row every GPU type and month should show, from the decisions.
+
+    ``owned``, ``bought`` and ``reserved`` (active) GPUs; ``rented_hours`` and
+    ``spot_hours`` are paid on-demand and spot hours (work plus ``width × H ×
+    replicas``); ``owned_utilization`` is the house's used hours (``H × pinned +
+    work``) over ``H × owned``, None when nothing is owned.
+    """
     h = scenario.assumptions.hours_per_month
     stock = owned_stock(scenario, decisions)
-    bought = _bought_per_gpu(scenario, decisions)
-    reserved = _reserved_per_gpu(scenario, active_reservations(scenario, decisions))
-    on_demand = _rented_per_gpu(scenario, decisions, OfferOption.ON_DEMAND)
-    spot = _rented_per_gpu(scenario, decisions, OfferOption.SPOT)
+    bought = bought_per_gpu(scenario, decisions)
+    reserved = reserved_per_gpu(scenario, active_reservations(scenario, decisions))
+    derived = derived_hours(scenario, decisions)
+    on_demand = rented_per_gpu(scenario, derived, OfferOption.ON_DEMAND)
+    spot = rented_per_gpu(scenario, derived, OfferOption.SPOT)
     rows: dict[tuple[str, int], FleetRow] = {}
     for g in scenario.gpus:
         for t in scenario.months:
             key = (g.name, t)
             owned = stock.get(key, 0.0)
-            used = decisions.owned_hours.get(key, 0.0)
+            used = derived.house_used.get(key, 0.0)
             rows[key] = FleetRow(
                 gpu=g.name,
                 month=t,
@@ -168,6 +180,108 @@ def fleet_violations(
     return found
 
 
+PlaceKey = tuple[str, int, str, str | None]  # gpu, month, place kind, offer label
+
+
+def _merged_places(old: PlaceRow, row: PlaceRow) -> PlaceRow:
+    """Two places under one key (offers of one kind sharing a label) as one row: figures add up."""
+    slots = dict(old.slots)
+    for k, n in row.slots.items():
+        slots[k] = slots.get(k, 0) + n
+    return replace(
+        old,
+        size=old.size + row.size,
+        pinned=old.pinned + row.pinned,
+        free=old.free + row.free,
+        slots=slots,
+    )
+
+
+def _all_places(
+    scenario: Scenario, decisions: Decisions
+) -> dict[PlaceKey, tuple[PlaceRow, PlaceRow | None]]:
+    """Every finite place and month as a row: (all of it, the part the plan must show).
+
+    The house and a reserved offer must show every month they hold GPUs; any
+    finite place must show a month with replicas, slots or work in it; a
+    capped rental offer unused in a month may be left out or shown. Offers of
+    one type and kind with the same label share a key: their figures add up,
+    over all of them and over those that must show.
+    """
+    offers = offers_by_id(scenario)
+    derived = derived_hours(scenario, decisions)
+    rows: dict[PlaceKey, tuple[PlaceRow, PlaceRow | None]] = {}
+    for (gpu, place, t), size in sorted(finite_place_sizes(scenario, decisions).items()):
+        kind = place_kind(offers, gpu, place) or place
+        label = offer_label(offers.get(place))
+        pinned = derived.pinned.get((gpu, place, t), 0.0)
+        slots = {k: round(n) for k, n in derived.slots.get((gpu, place, t), {}).items() if n}
+        used = bool(pinned or slots or derived.work.get((gpu, place, t), 0.0) > HOURS_ABS_TOL)
+        shown = used or (size > 0 and kind in (HOUSE, OfferOption.RESERVED.value))
+        row = PlaceRow(gpu, t, kind, label, round(size), round(pinned), round(size - pinned), slots)
+        key = (gpu, t, kind, label)
+        every, needed = rows.get(key, (None, None))
+        if shown:
+            needed = row if needed is None else _merged_places(needed, row)
+        rows[key] = (row if every is None else _merged_places(every, row), needed)
+    return rows
+
+
+def expected_places(scenario: Scenario, decisions: Decisions) -> dict[PlaceKey, PlaceRow]:
+    """The ``places`` rows a plan should show, keyed (gpu, month, place kind, offer label):
+    the house and reserved offers in every month they hold GPUs, and every finite
+    place (capped rental offers too) in a month with replicas, slots or work in it.
+
+    ``size`` is ``N[p,t]``, ``pinned = sum width × replicas``, ``free = size −
+    pinned``, ``slots`` maps a copy width to its slots (zeros left out).
+    """
+    return {
+        key: needed
+        for key, (_, needed) in _all_places(scenario, decisions).items()
+        if needed is not None
+    }
+
+
+def place_violations(
+    scenario: Scenario, decisions: Decisions, places: Sequence[PlaceRow]
+) -> list[str]:
+    """Each reported place row against the decisions; a row may be left out only when
+    :func:`expected_places` does not list it. Rows under one key (offers sharing a
+    label) are compared by their sums: those of the places that must show, or of all."""
+    found: list[str] = []
+    every = _all_places(scenario, decisions)
+    reported: dict[PlaceKey, PlaceRow] = {}
+    for row in places:
+        key = (row.gpu, row.month, row.place, row.offer)
+        if key not in every:
+            found.append(f"places: {_place_where(key)} is not a finite place of this scenario")
+            continue
+        row = replace(row, slots={k: n for k, n in row.slots.items() if n})
+        reported[key] = _merged_places(reported[key], row) if key in reported else row
+    fields = ("size", "pinned", "free", "slots")
+    for key, row in reported.items():
+        whole, needed = every[key]
+        candidates = [c for c in (needed, whole) if c is not None]
+        if any(all(getattr(row, f) == getattr(c, f) for f in fields) for c in candidates):
+            continue
+        want = candidates[0]
+        where = "places: " + _place_where(key)
+        for name in fields:
+            if getattr(row, name) != getattr(want, name):
+                found.append(
+                    f"{where} {name} {getattr(row, name)} but the decisions give {getattr(want, name)}"
+                )
+    for key, (_, needed) in sorted(every.items(), key=lambda kv: str(kv[0])):
+        if needed is not None and key not in reported:
+            found.append(f"places: no row for {_place_where(key)}, which holds GPUs or work")
+    return found
+
+
+def _place_where(key: PlaceKey) -> str:
+    gpu, t, kind, label = key
+    return f"{gpu} {kind}{f' {label}' if label else ''} month {t}"
+
+
 def options_violations(
     estimates: Sequence[PairEstimate], options: Sequence[PairEstimate]
 ) -> list[str]:
@@ -192,134 +306,15 @@ def options_violations(
     return found
 
 
-def type_month_costs(
-    scenario: Scenario, decisions: Decisions
-) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
-    """Undiscounted cost of each GPU type and month, for sharing among workloads.
-
-    The methodology's rule (section 2.5): energy, maintenance, on-demand and
-    reserved cash of that month, plus each purchase's net capital cost (price
-    minus the credited book value) spread evenly over the months from the
-    purchase to the horizon; spot cash is kept apart. Returns (non-spot, spot).
-    """
-    a = scenario.assumptions
-    h, t_end = a.hours_per_month, scenario.horizon_months
-    offers = _offers_by_id(scenario)
-    credit = a.credit_residual_value
-    paid: dict[tuple[str, int], float] = defaultdict(float)
-    spot: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, month), count in decisions.purchases.items():
-        offer = offers.get(offer_id)
-        if offer is None or not 1 <= month <= t_end:
-            continue
-        age = t_end - month + 1
-        book = max(0.0, 1.0 - age / a.depreciation_months) if credit else 0.0
-        spread = offer.price * count * (1.0 - book) / age
-        for t in range(month, t_end + 1):
-            paid[offer.gpu, t] += spread + a.maintenance_per_year / 12.0 * offer.price * count
-    for (offer_id, t), active in active_reservations(scenario, decisions).items():
-        paid[offers[offer_id].gpu, t] += offers[offer_id].price * h * active
-    for (offer_id, t), hours in decisions.rented_hours.items():
-        offer = offers.get(offer_id)
-        if offer is None:
-            continue
-        (spot if offer.option is OfferOption.SPOT else paid)[offer.gpu, t] += offer.price * hours
-    stock = owned_stock(scenario, decisions)
-    for g in scenario.gpus:
-        per_hour = (g.tdp_w or 0.0) / 1000.0 * a.pue * a.electricity_per_kwh
-        for t in scenario.months:
-            owned = stock.get((g.name, t), 0.0)
-            if owned:
-                used = decisions.owned_hours.get((g.name, t), 0.0)
-                paid[g.name, t] += per_hour * (used + a.idle_power_fraction * (h * owned - used))
-    return paid, spot
-
-
-def expected_assignments(
-    scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
-) -> dict[tuple[str, str, int], AssignmentRow]:
-    """The assignment row of every workload, type and month with work, from the decisions.
-
-    A workload's cost on a type in a month is that type-month's non-spot cost
-    times its share of the non-spot GPU-hours, plus the spot cost times its
-    share of the spot hours (methodology, section 2.5). ``tokens`` is left
-    None: it is a display figure the checker does not recompute.
-    """
-    pairs = {(e.workload, e.gpu): e for e in estimates}
-    kinds = {w.name: w.kind for w in scenario.workloads}
-    paid, spot_cost = type_month_costs(scenario, decisions)
-    hours_of, spot_of = _work_per_gpu(decisions)
-    rows: dict[tuple[str, str, int], AssignmentRow] = {}
-    for key, work in decisions.work.items():
-        name, g, t = key
-        cost = 0.0
-        if hours_of.get((g, t), 0.0) > 0:
-            cost += paid.get((g, t), 0.0) * work.hours / hours_of[g, t]
-        if spot_of.get((g, t), 0.0) > 0:
-            cost += spot_cost.get((g, t), 0.0) * work.spot_hours / spot_of[g, t]
-        estimate = pairs.get((name, g))
-        realtime = kinds.get(name) is Kind.REALTIME_INFERENCE
-        rows[key] = AssignmentRow(
-            workload=name,
-            gpu=g,
-            month=t,
-            gpus_per_replica=(estimate.gpus_per_replica if estimate else None) or 1,
-            replicas=decisions.replicas.get(key, 0) if realtime else None,
-            gpu_hours=work.hours + work.spot_hours,
-            cost=cost,
-            spot_hours=work.spot_hours,
-        )
-    return rows
-
-
-def assignment_violations(
-    scenario: Scenario,
-    decisions: Decisions,
-    estimates: Sequence[PairEstimate],
-    assignments: Sequence[AssignmentRow],
-) -> list[str]:
-    """Each assignment row against the decisions: hours, replicas, replica size and cost share."""
-    found: list[str] = []
-    expected = expected_assignments(scenario, decisions, estimates)
-    seen: set[tuple[str, str, int]] = set()
-    for row in assignments:
-        key = (row.workload, row.gpu, row.month)
-        where = f"assignments: {row.workload} on {row.gpu} month {row.month}"
-        if key in seen:
-            found.append(f"{where} reported twice")
-            continue
-        seen.add(key)
-        want = expected.get(key)
-        if want is None:
-            found.append(f"{where} has no work in the decisions")
-            continue
-        for name in ("gpu_hours", "spot_hours"):
-            got_h, exp_h = getattr(row, name), getattr(want, name)
-            if not hours_close(got_h, exp_h):
-                found.append(f"{where} {name} {_h(got_h)} but the decisions give {_h(exp_h)}")
-        for name in ("replicas", "gpus_per_replica"):
-            if getattr(row, name) != getattr(want, name):
-                found.append(
-                    f"{where} {name} {getattr(row, name)} but the decisions give {getattr(want, name)}"
-                )
-        if not money_close(row.cost, want.cost):
-            found.append(
-                f"{where} cost {_usd(row.cost)} but its share of the type's cost is {_usd(want.cost)}"
-            )
-    for key, want in sorted(expected.items()):
-        if key not in seen and (want.gpu_hours > HOURS_ABS_TOL or want.replicas):
-            found.append(
-                f"assignments: no row for {key[0]} on {key[1]} month {key[2]}, which has work"
-            )
-    return found
-
-
 def offer_use_violations(
     scenario: Scenario, decisions: Decisions, offer_use: Sequence[OfferUse]
 ) -> list[str]:
-    """Each offer's reported use: GPUs bought, GPU-months reserved or paid hours, and its cash."""
+    """Each offer's reported use: GPUs bought, GPU-months reserved or paid hours, and its cash.
+
+    Paid hours of a rental offer are its work plus ``width × H × replicas`` on it.
+    """
     found: list[str] = []
-    offers = _offers_by_id(scenario)
+    offers = offers_by_id(scenario)
     h = scenario.assumptions.hours_per_month
     units: dict[str, float] = defaultdict(float)
     for (offer_id, _), count in decisions.purchases.items():
@@ -327,7 +322,7 @@ def offer_use_violations(
     for (offer_id, _), count in decisions.reservations.items():
         if offer_id in offers:  # GPU-months: every month of the term is paid
             units[offer_id] += count * (offers[offer_id].term_months or 0)
-    for (offer_id, _), hours in decisions.rented_hours.items():
+    for (offer_id, _), hours in derived_hours(scenario, decisions).paid.items():
         units[offer_id] += hours
     for use in offer_use:
         offer = offers.get(use.offer_id)

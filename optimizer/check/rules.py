@@ -1,23 +1,27 @@
-"""The independent checker: recompute a plan's money and test every constraint.
+"""The independent checker: recompute a plan's money and test every rule.
 
 A wrong number in a result is the worst failure gpumix can have, so nothing
 here trusts the model. :func:`check_plan` reads the scenario and the plan's
 :class:`~optimizer.results.Decisions` only (never PuLP, never the model or
 solve modules), recomputes every cost term of model.md from them, checks every
-constraint of model.md, and then compares what it found with the numbers the
-plan reports (total, categories, cash flow per month, fleet rows, options).
-Every disagreement becomes one line of ``CheckReport.violations`` that names
-the item, the value found and the value expected.
+rule of model.md and model-v2.md §A–§D, and then compares what it found with
+the numbers the plan reports (total, categories, cash flow per month, fleet,
+places and assignment rows, options). Every disagreement becomes one line of
+``CheckReport.violations`` that names the rule or item, the value found and
+the value expected.
 
 Tolerances: hours and work agree to a relative 1e-6 (solvers round), money to
 half a cent (what finance sees).
 
-The rules live one family to a module, as the model's constraint families do:
-``tolerances`` (comparisons, formatting), ``money`` (stock and cash recomputed),
-``decisions`` (keys, whole numbers, offer limits), ``capacity`` (pool balance,
-owned and reserved capacity, spot), ``demand`` (training, batch, realtime),
-``limits`` (power, budgets) and ``reported`` (what the plan says). This module
-keeps :class:`CheckReport` and :func:`check_plan`, which runs them all.
+Shared figures: ``tolerances`` (comparisons, formatting), ``capacity`` (stock,
+places and the hours derived from the decisions), ``demand`` (each pair's
+gang, serving capacity and useful hours), ``money`` (cash recomputed). Rules,
+one family to a module as in the model: ``decisions`` (keys and places, whole
+numbers, the stock family), ``place_capacity``, ``slot_hours``,
+``free_hours``, ``deadline_slots``, ``serving``, ``training_demand``,
+``recurring_demand``, ``limits`` (power, budgets); what the plan says:
+``reported`` and ``assignments``. This module keeps :class:`CheckReport` and
+:func:`check_plan`, which runs them all.
 """
 
 from __future__ import annotations
@@ -25,14 +29,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from optimizer.check.capacity import capacity_violations, spot_violations
+from optimizer.check.assignments import assignment_violations
+from optimizer.check.deadline_slots import deadline_slots_violations
 from optimizer.check.decisions import (
     integrality_violations,
     key_violations,
     non_finite_violations,
     offer_violations,
 )
-from optimizer.check.demand import demand_violations
+from optimizer.check.free_hours import free_hours_violations
 from optimizer.check.limits import budget_violations, power_violations
 from optimizer.check.money import (
     cash_flow_of,
@@ -40,13 +45,18 @@ from optimizer.check.money import (
     discounted_costs,
     residual_credit_of,
 )
+from optimizer.check.place_capacity import place_capacity_violations
+from optimizer.check.recurring_demand import recurring_demand_violations
 from optimizer.check.reported import (
-    assignment_violations,
     fleet_violations,
     offer_use_violations,
     options_violations,
+    place_violations,
     reported_money_violations,
 )
+from optimizer.check.serving import serving_violations
+from optimizer.check.slot_hours import slot_hours_violations
+from optimizer.check.training_demand import training_demand_violations
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Decisions, PairEstimate, Plan
 
@@ -130,6 +140,7 @@ def check_plan(
             *budget_violations(scenario, cash),
             *reported_money_violations(recomputed, plan),
             *fleet_violations(scenario, decisions, plan.fleet),
+            *place_violations(scenario, decisions, plan.places),
             *assignment_violations(scenario, decisions, estimates, plan.assignments),
             *offer_use_violations(scenario, decisions, plan.offer_use),
         ],
@@ -139,13 +150,17 @@ def check_plan(
 def decision_violations(
     scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
 ) -> list[str]:
-    """Every constraint of model.md that does not involve money."""
+    """Every rule of model.md and model-v2.md §A–§D that does not involve money."""
     return [
-        *key_violations(scenario, decisions),
+        *key_violations(scenario, decisions, estimates),
         *integrality_violations(decisions),
         *offer_violations(scenario, decisions),
-        *capacity_violations(scenario, decisions),
-        *spot_violations(scenario, decisions),
-        *demand_violations(scenario, decisions, estimates),
+        *place_capacity_violations(scenario, decisions),
+        *slot_hours_violations(scenario, decisions, estimates),
+        *free_hours_violations(scenario, decisions, estimates),
+        *deadline_slots_violations(scenario, decisions, estimates),
+        *serving_violations(scenario, decisions, estimates),
+        *training_demand_violations(scenario, decisions, estimates),
+        *recurring_demand_violations(scenario, decisions, estimates),
         *power_violations(scenario, decisions),
     ]

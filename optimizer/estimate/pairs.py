@@ -1,13 +1,16 @@
 """What each workload needs on each GPU type, computed before the solve.
 
 model.md, "Per workload × GPU type": memory need, GPUs per replica, scaling
-efficiency, and the work rate (training GPU-hours of the whole job, batch
-GPU-hours per month, or a realtime replica's tokens per second). A measured
-``Throughput`` row is final and replaces the estimate. Every choice the
-contract leaves open is written down in ``docs/methodology.md``; the fixed
-engineering estimates in ``memory`` and ``training`` are the only factors that
-are not Assumptions keys. The figures come from ``memory``, ``training`` and
-``serving``; this module puts them together per pair, allowed or why not.
+efficiency, and the work rate (training GPU-hours of the whole job or of one
+run, batch GPU-hours per month or per run, or a realtime replica's tokens per
+second). A measured ``Throughput`` row is final and replaces the estimate.
+Every choice the contract leaves open is written down in
+``docs/methodology.md``; the fixed engineering estimates in ``memory`` and
+``training`` are the only factors that are not Assumptions keys. The figures
+come from ``memory``, ``training``, ``serving`` and ``widths`` (a realtime
+pair's serving widths, model v2 §D); ``deadlines`` rules out a pair whose
+deadline gang no place can hold (model v2 §C). This module puts them together
+per pair, allowed or why not.
 
 Units: GB are 10⁹ bytes (as datasheets count VRAM), KiB are 1,024 bytes,
 ``params_b`` is billions of parameters, times are seconds unless named ``_ms``.
@@ -15,14 +18,18 @@ Units: GB are 10⁹ bytes (as datasheets count VRAM), KiB are 1,024 bytes,
 
 from __future__ import annotations
 
-import math
-
 from optimizer.domain import Assumptions, Gpu, Kind, Measurement, Scenario, Workload
-from optimizer.estimate.memory import GB, MemoryNeed, gpus_for_memory, memory_need, usable_gb
+from optimizer.estimate.deadlines import gang_reason
+from optimizer.estimate.memory import MemoryNeed, gpus_for_memory, memory_need, usable_gb
 from optimizer.estimate.not_allowed import _NotAllowed
-from optimizer.estimate.serving import decode_model, largest_batch
 from optimizer.estimate.training import batch_gpu_hours_per_month, training_gpu_hours
-from optimizer.results import EstimateSource, PairEstimate
+from optimizer.estimate.widths import (
+    candidate_widths,
+    estimated_widths,
+    none_fast_enough,
+    width_figures,
+)
+from optimizer.results import EstimateSource, PairEstimate, ServingWidth
 
 
 def estimate_pairs(scenario: Scenario) -> tuple[PairEstimate, ...]:
@@ -45,59 +52,74 @@ def estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEstim
         if workload.kind.is_inference and k > gpu.max_per_node:
             raise _NotAllowed(_server_reason(memory, k, gpu, a, measured=measured_k is not None))
         if workload.kind is Kind.REALTIME_INFERENCE:
-            if speed is None:
-                return _realtime_estimate(workload, gpu, k, _known(memory), a)
-            # Measured at the workload's latency target: final, no latency check.
-            return _allowed(workload, gpu, memory, k, None, speed, None, source)
+            return _realtime(workload, gpu, k, memory, speed, measured_k is not None, a, source)
         hours = speed
         if hours is None:
             if workload.kind.is_training:
                 hours = training_gpu_hours(workload, gpu, k, a)
             else:
                 hours = batch_gpu_hours_per_month(workload, gpu, k, a)
-        return _allowed(workload, gpu, memory, k, hours, None, None, source)
+        # One run: the whole one-off job, one of runs_per_month, or a month of batch.
+        too_wide = gang_reason(scenario, workload, gpu, k, hours)
+        if too_wide is not None:
+            raise _NotAllowed(too_wide)
+        return _pair(workload, gpu, memory, k, hours, None, None, source)
     except _NotAllowed as why:
-        return PairEstimate(
-            workload=workload.name,
-            gpu=gpu.name,
-            allowed=False,
-            reason=str(why),
-            memory_gb=memory.total_gb if memory is not None else None,
-            gpus_per_replica=k,
-            gpu_hours=None,
-            tokens_per_second_per_replica=None,
-            latency_ms=why.latency_ms,
-            source=source,
-        )
+        return _ruled_out(workload, gpu, memory, k, str(why), why.latency_ms, source)
 
 
-def _realtime_estimate(
-    workload: Workload, gpu: Gpu, k: int, memory: MemoryNeed, a: Assumptions
+def _realtime(
+    workload: Workload,
+    gpu: Gpu,
+    k: int,
+    memory: MemoryNeed | None,
+    speed: float | None,
+    fixed: bool,
+    a: Assumptions,
+    source: EstimateSource,
 ) -> PairEstimate:
-    """Decode roofline: capacity at the largest batch memory and latency allow."""
-    decode = decode_model(workload, gpu, k, a)
-    replica_gb = k * usable_gb(gpu, a)
-    if replica_gb < memory.total_gb:
-        # Only a measured gpus_per_replica can be too small for one sequence.
-        raise _NotAllowed(
-            f"{memory.detail}; the measured {k} × {gpu.name} hold {replica_gb:,.1f} GB usable"
+    """A realtime pair from its serving widths (model v2 §D), narrowest allowed first.
+
+    ``k`` is the measured ``gpus_per_replica`` when ``fixed``, else the memory
+    estimate's ``k_min``. A measured capacity is final: it was taken at the
+    measured width, or else at the narrowest width, and skips the latency check.
+    """
+    if speed is not None:
+        width = k if fixed else candidate_widths(k, gpu.max_per_node)[0]
+        only = ServingWidth(width, True, "", speed, None)
+        return _pair(workload, gpu, memory, width, None, speed, None, source, (only,))
+    need = _known(memory)
+    if fixed:
+        replica_gb = k * usable_gb(gpu, a)
+        if replica_gb < need.total_gb:
+            raise _NotAllowed(
+                f"{need.detail}; the measured {k} × {gpu.name} hold {replica_gb:,.1f} GB usable"
+            )
+        widths: tuple[ServingWidth, ...] = (width_figures(workload, gpu, k, need, a),)
+    else:
+        widths = estimated_widths(workload, gpu, k, need, a)
+    chosen = next((w for w in widths if w.allowed), None)
+    if chosen is None:
+        # Dominance needs an allowed narrower width: here every width missed the target.
+        widest = widths[-1]
+        why = widest.reason if fixed else none_fast_enough(widest, gpu, workload.latency_ms)
+        return _ruled_out(
+            workload, gpu, memory, widest.width, why, widest.latency_ms, source, widths
         )
-    spare_sequences = (replica_gb - memory.total_gb) * GB / decode.sequence_kv_bytes
-    memory_batch = 1 + math.floor(round(spare_sequences, 9))
-    step1_ms = decode.step_seconds(1) * 1000.0
-    target = workload.latency_ms
-    if target is not None and step1_ms > target:
-        raise _NotAllowed(
-            f"batch-1 decode takes {step1_ms:,.1f} ms per token on {k} × {gpu.name},"
-            f" above the {target:g} ms target",
-            latency_ms=step1_ms,
-        )
-    batch = largest_batch(decode, memory_batch, target)
-    capacity = batch / decode.step_seconds(batch)
-    return _allowed(workload, gpu, memory, k, None, capacity, step1_ms, EstimateSource.ESTIMATED)
+    return _pair(
+        workload,
+        gpu,
+        memory,
+        chosen.width,
+        None,
+        chosen.tokens_per_second_per_replica,
+        chosen.latency_ms,
+        source,
+        widths,
+    )
 
 
-def _allowed(
+def _pair(
     workload: Workload,
     gpu: Gpu,
     memory: MemoryNeed | None,
@@ -106,6 +128,7 @@ def _allowed(
     tokens_per_second: float | None,
     latency_ms: float | None,
     source: EstimateSource,
+    widths: tuple[ServingWidth, ...] = (),
 ) -> PairEstimate:
     return PairEstimate(
         workload=workload.name,
@@ -118,6 +141,32 @@ def _allowed(
         tokens_per_second_per_replica=tokens_per_second,
         latency_ms=latency_ms,
         source=source,
+        widths=widths,
+    )
+
+
+def _ruled_out(
+    workload: Workload,
+    gpu: Gpu,
+    memory: MemoryNeed | None,
+    k: int | None,
+    reason: str,
+    latency_ms: float | None,
+    source: EstimateSource,
+    widths: tuple[ServingWidth, ...] = (),
+) -> PairEstimate:
+    return PairEstimate(
+        workload=workload.name,
+        gpu=gpu.name,
+        allowed=False,
+        reason=reason,
+        memory_gb=memory.total_gb if memory is not None else None,
+        gpus_per_replica=k,
+        gpu_hours=None,
+        tokens_per_second_per_replica=None,
+        latency_ms=latency_ms,
+        source=source,
+        widths=widths,
     )
 
 

@@ -1,4 +1,4 @@
-"""Build the planning MILP of ``model.md`` from a scenario and its pair estimates.
+"""Build the planning MILP (``model.md``, v2 §A–§D) from a scenario and its pair estimates.
 
 :func:`build_model` is pure: it reads a :class:`Scenario` and the estimates and
 returns a :class:`BuiltModel` (the PuLP problem plus typed maps from our keys
@@ -32,19 +32,26 @@ Design (what makes it small and tight):
   purchase. The levels also keep rows short (one term per offer instead of
   one per past month) and turn ``max_units`` of buy and reserved offers into
   variable bounds.
-* GPU-hours are pooled per type and month (accounting rule 5): work variables
-  per workload meet source variables (owned, reserved, each rented offer) in
-  one balance row per type and month. Realtime hours are
-  ``replicas * k * H``, substituted directly.
+* Work runs in places (model v2 §A): the house of a type, each reserved
+  offer, each rental offer. Serving replicas are whole and pinned per place
+  and width (``rep``); training and batch work are hours per place
+  (``work``); a finite place's GPUs are split between pinned replicas,
+  slots of each copy width (``slots``) and width-1 work on what is left
+  (``place_capacity``, ``slot_hours``, ``free_hours``). A gang that cannot
+  fit a capped place gets no variable there. Deadline gangs of several
+  copies get the only binaries of these rules, and only in finite places
+  (``deadline_slots``). Rented hours are tied to the work and replicas on
+  each offer by one ``rental_hours`` row.
 * Every cost is a precomputed coefficient (discounting included), so the
   objective is one expression built in bulk.
 * An offer dominated by an uncapped offer of the same GPU type and option
   (price no higher, available no later, same term) is left out: anything it
   could do the dominating offer does at no higher cost, and it removes
   symmetric choices from the search.
-* Training jobs may spread their work over the months of their window; the
-  per-month linking ``h + e*s <= gh*pick`` is implied by the job's total row
-  and nonnegativity, so it is not added.
+* One-off training jobs may spread their work over the months and places
+  of their window; a per-month link to ``pick`` is implied by the job's
+  total row and nonnegativity, so it is not added. Recurring runs and batch
+  inference do their runs in every month, across types and places.
 
 LP names are built from the family and integer positions (``gpus``,
 ``workloads``, ``offers`` order of the scenario), never from user text, and
@@ -58,20 +65,23 @@ from collections.abc import Iterable, Sequence
 
 import pulp
 
-from optimizer.domain import Offer, OfferOption, Scenario
+from optimizer.domain import Kind, Offer, OfferOption, Scenario
 from optimizer.errors import InputError, Problem
 from optimizer.model.built import BuiltModel, _merge
-from optimizer.model.costs import dominated_offers, spot_allowed, usable_estimate
-from optimizer.model.families.batch_demand import define_batch_demand_constraints
+from optimizer.model.costs import dominated_offers, usable_estimate
 from optimizer.model.families.budgets import define_budgets_constraints
-from optimizer.model.families.owned_capacity import define_owned_capacity_constraints
-from optimizer.model.families.pool_balance import define_pool_balance_constraints
+from optimizer.model.families.deadline_slots import define_deadline_slots_constraints
+from optimizer.model.families.free_hours import define_free_hours_constraints
+from optimizer.model.families.place_capacity import define_place_capacity_constraints
 from optimizer.model.families.power import define_power_constraints
 from optimizer.model.families.realtime_demand import define_realtime_demand_constraints
-from optimizer.model.families.reserved_capacity import define_reserved_capacity_constraints
+from optimizer.model.families.recurring_demand import define_recurring_demand_constraints
+from optimizer.model.families.rental_hours import define_rental_hours_constraints
+from optimizer.model.families.slot_hours import define_slot_hours_constraints
 from optimizer.model.families.stock import define_stock_constraints
 from optimizer.model.families.training_demand import define_training_demand_constraints
 from optimizer.model.objective import objective_terms
+from optimizer.model.places import pair_figures, places_of
 from optimizer.model.variables import _define_variables
 from optimizer.results import PairEstimate
 
@@ -80,11 +90,13 @@ from optimizer.results import PairEstimate
 # and a golden LP file ``tests/model/golden/<family>.lp``.
 FAMILIES: tuple[str, ...] = (
     "training_demand",
-    "batch_demand",
+    "recurring_demand",
     "realtime_demand",
-    "owned_capacity",
-    "reserved_capacity",
-    "pool_balance",
+    "place_capacity",
+    "slot_hours",
+    "free_hours",
+    "deadline_slots",
+    "rental_hours",
     "stock",
     "budgets",
     "power",
@@ -136,15 +148,10 @@ def build_model(
         and e.gpu in {g.name for g in scenario.gpus}
         and usable_estimate(e, workloads[e.workload])
     }
-    # Months in which some workload can use each type (all work / spot work).
+    # Months in which some workload can use each type.
     active: dict[str, set[int]] = defaultdict(set)
-    spot_active: dict[str, set[int]] = defaultdict(set)
     for w_name, g_name in usable:
-        w = workloads[w_name]
-        months = set(w.window(T))
-        active[g_name] |= months
-        if spot_allowed(w):
-            spot_active[g_name] |= months
+        active[g_name] |= set(workloads[w_name].window(T))
 
     dropped = dominated_offers(scenario.offers)
     offers = tuple(o for o in scenario.offers if o.offer_id not in dropped and active.get(o.gpu))
@@ -162,13 +169,22 @@ def build_model(
             built.buy_offers_of[o.gpu].append(o)
         elif o.option is OfferOption.RESERVED:
             built.reserved_offers_of[o.gpu].append(o)
-    _define_variables(built, active, spot_active)
+    positions = built.offer_pos
+    built.places = {g.name: places_of(g.name, offers, positions) for g in scenario.gpus}
+    built.figures = {
+        pair: pair_figures(workloads[pair[0]], est)
+        for pair, est in usable.items()
+        if workloads[pair[0]].kind is not Kind.REALTIME_INFERENCE
+    }
+    _define_variables(built, active)
     define_training_demand_constraints(built)
-    define_batch_demand_constraints(built)
+    define_recurring_demand_constraints(built)
     define_realtime_demand_constraints(built)
-    define_owned_capacity_constraints(built)
-    define_reserved_capacity_constraints(built)
-    define_pool_balance_constraints(built)
+    define_place_capacity_constraints(built)
+    define_slot_hours_constraints(built)
+    define_free_hours_constraints(built)
+    define_deadline_slots_constraints(built)
+    define_rental_hours_constraints(built)
     define_stock_constraints(built)
     define_budgets_constraints(built)
     define_power_constraints(built)

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from optimizer.domain import Kind, Offer, Scenario, Workload
+from optimizer.domain import Offer, Scenario, Workload
 from optimizer.errors import SolveError
+from optimizer.model.places import PairFigures, Place
 from optimizer.results import PairEstimate
 
 # Groups of elastic slack (see optimizer.solve.diagnose): "limits" relaxes budgets
@@ -50,12 +51,16 @@ class BuiltModel:
     owned: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # stock levels
     active: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # reserved levels
     last_buy_month: dict[str, int] = field(default_factory=dict)  # per buy offer
-    rent: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # on-demand, spot
-    use_own: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
-    use_res: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
-    work: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)  # non-realtime
-    spot_work: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
-    replicas: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    # on-demand and spot offers: paid hours = work there + width * H * replicas there
+    rent: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    # training and batch: paid GPU-hours of (workload, gpu, place, month)
+    work: dict[tuple[str, str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    # realtime: whole replicas of (workload, gpu, place, width, month)
+    replicas: dict[tuple[str, str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
+    # finite places: slots of (gpu, place, copy width, month)
+    slots: dict[tuple[str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
+    # deadline gangs of m >= 2 copies: 1 when (workload, gpu, place, month) runs there
+    runs_in: dict[tuple[str, str, str, int], pulp.LpVariable] = field(default_factory=dict)
     pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
     shortfalls: dict[Key, pulp.LpVariable] = field(default_factory=dict)
     shortfall_weights: dict[Key, float] = field(default_factory=dict)
@@ -65,6 +70,18 @@ class BuiltModel:
     elastic: frozenset[str] = frozenset()
     buy_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     reserved_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
+    places: dict[str, list[Place]] = field(default_factory=dict)  # per GPU type
+    figures: dict[tuple[str, str], PairFigures] = field(default_factory=dict)  # training, batch
+    # The same variables indexed by (gpu, place, month), for the per-place rows.
+    replicas_at: dict[tuple[str, str, int], list[tuple[pulp.LpVariable, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    slots_at: dict[tuple[str, str, int], list[tuple[pulp.LpVariable, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    work_at: dict[tuple[str, str, int], dict[str, pulp.LpVariable]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
 
     # Positions used in LP names.
     @property
@@ -98,16 +115,29 @@ class BuiltModel:
         var = self.active.get((offer.offer_id, month))
         return [] if var is None else [(var, coef)]
 
-    def work_terms(self, w: Workload, gpu: str, month: int, coef: float = 1.0) -> Terms:
-        """Non-spot paid GPU-hours of ``w`` on ``gpu`` in ``month``."""
-        if w.kind is Kind.REALTIME_INFERENCE:
-            var = self.replicas.get((w.name, gpu, month))
-            if var is None:
-                return []
-            k = self.estimates[(w.name, gpu)].gpus_per_replica or 0
-            return [(var, coef * k * self.scenario.assumptions.hours_per_month)]
-        hv = self.work.get((w.name, gpu, month))
-        return [] if hv is None else [(hv, coef)]
+    def place(self, gpu: str, key: str) -> Place:
+        return next(p for p in self.places[gpu] if p.key == key)
+
+    def size_terms(self, place: Place, month: int, coef: float = 1.0) -> tuple[Terms, float]:
+        """GPUs ``place`` holds in ``month``: variable terms and a constant (capped rental)."""
+        if place.is_house:
+            return self.own_terms(place.gpu, month, coef), 0.0
+        assert place.offer is not None  # every place but the house has its offer
+        if place.is_reserved:
+            return self.active_terms(place.offer, month, coef), 0.0
+        return [], coef * float(place.offer.max_units or 0)
+
+    def pinned_terms(self, place: Place, month: int, coef: float = 1.0) -> Terms:
+        """GPUs pinned by serving replicas in ``place`` in ``month``: sum width * replicas."""
+        return [(v, coef * k) for v, k in self.replicas_at.get((place.gpu, place.key, month), ())]
+
+    def slot_terms(self, place: Place, month: int, coef: float = 1.0) -> Terms:
+        """GPUs set aside in slots of ``place`` in ``month``: sum width * slots."""
+        return [(v, coef * k) for v, k in self.slots_at.get((place.gpu, place.key, month), ())]
+
+    def place_work(self, place: Place, month: int) -> dict[str, pulp.LpVariable]:
+        """Work variables of every workload in ``place`` in ``month``, by workload."""
+        return self.work_at.get((place.gpu, place.key, month), {})
 
     def add_row(
         self, family: str, key: Key, terms: Terms, sense: int, rhs: float
@@ -154,3 +184,18 @@ def _ceil(x: float) -> int:
 def _pairs_of(built: BuiltModel, w: Workload) -> list[str]:
     """GPU types ``w`` may run on, in sheet order."""
     return [g.name for g in built.scenario.gpus if (w.name, g.name) in built.estimates]
+
+
+def house_used_terms(built: BuiltModel, gpu: str, month: int, coef: float = 1.0) -> Terms:
+    """Hours the owned GPUs of ``gpu`` work in ``month``: H per pinned GPU plus house work.
+
+    A pinned GPU counts as used for all H hours (model v2 §B): it serves
+    around the clock, whatever ``max_utilization`` says of other work.
+    """
+    if not built.places.get(gpu) or not built.places[gpu][0].is_house:
+        return []
+    house = built.places[gpu][0]
+    H = built.scenario.assumptions.hours_per_month
+    terms = built.pinned_terms(house, month, coef * H)
+    terms += [(var, coef) for var in built.place_work(house, month).values()]
+    return terms

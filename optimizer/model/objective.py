@@ -7,7 +7,7 @@ objective unless the model is elastic), priced with ``optimizer.model.costs``.
 
 from __future__ import annotations
 
-from optimizer.model.built import BuiltModel, Terms
+from optimizer.model.built import BuiltModel, Terms, house_used_terms
 from optimizer.model.costs import (
     discount_factor,
     energy_cost_per_hour,
@@ -22,7 +22,8 @@ def objective_terms(built: BuiltModel) -> Terms:
 
     buy[o,s]:     price*df(s) + sum_{t=s..T} (maintenance + ce*idle*H) * df(t)
                   - price * residual_fraction(s) * df(T)
-    use_own[g,t]: ce * (1 - idle) * df(t)        (energy of used hours)
+    house work[w,g,t]: ce * (1 - idle) * df(t)   (energy of used hours;
+    house rep[w,g,k,t]: ce * (1 - idle) * H * k * df(t)  a pinned GPU is used all month)
     rent[o,t]:    price * df(t)
     reserve[o,s]: price * H * sum_{t in term} df(t)
     """
@@ -44,8 +45,11 @@ def objective_terms(built: BuiltModel) -> Terms:
         )
         coef = o.price * df[t] + running * tail[t] - o.price * residual_fraction(a, T, t) * df[T]
         terms.append((v, coef))
-    for (g, t), v in built.use_own.items():
-        terms.append((v, energy_cost_per_hour(s.gpu(g), a) * (1.0 - a.idle_power_fraction) * df[t]))
+    for g in s.gpus:
+        used = energy_cost_per_hour(g, a) * (1.0 - a.idle_power_fraction)
+        if used:
+            for t in s.months:
+                terms += house_used_terms(built, g.name, t, used * df[t])
     for (oid, t), v in built.rent.items():
         terms.append((v, offers[oid].price * df[t]))
     for (oid, start), v in built.reserve.items():

@@ -1,10 +1,12 @@
 """The model's variables, only where they can be nonzero.
 
-Takes a :class:`~optimizer.model.built.BuiltModel` holding its offers (no
-variables yet) and the months in which some workload can use each GPU type (all
-work / spot work); hands it back with ``buy``, ``owned``, ``reserve``, ``active``,
-``rent``, ``use_own``, ``use_res``, ``work``, ``spot_work``, ``replicas`` and
-``pick`` filled in. Why each exists where it does: see ``optimizer.model.build``.
+Takes a :class:`~optimizer.model.built.BuiltModel` holding its offers, places
+and pair figures (no variables yet) and the months in which some workload can
+use each GPU type; hands it back with the stock levels (``buy``, ``owned``,
+``reserve``, ``active``), the work of each workload in each place (``work``,
+``replicas``), the slots of finite places, deadline switches (``runs_in``),
+rented hours (``rent``) and ``pick``. Why each exists where it does: see
+``optimizer.model.build``.
 """
 
 from __future__ import annotations
@@ -14,19 +16,23 @@ import pulp
 from optimizer.domain import Kind, OfferOption, Workload
 from optimizer.model.built import BuiltModel, _ceil
 from optimizer.model.costs import reservation_months, spot_allowed
-from optimizer.results import PairEstimate
+from optimizer.model.places import Place
+from optimizer.results import ServingWidth
 
 
-def _define_variables(
-    built: BuiltModel, active: dict[str, set[int]], spot_active: dict[str, set[int]]
-) -> None:
+def _define_variables(built: BuiltModel, active: dict[str, set[int]]) -> None:
+    _define_stock(built, active)
+    _define_work(built)
+    _define_slots(built)
+    _define_rent(built)
+
+
+def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
     s = built.scenario
     T = s.horizon_months
-    H = s.assumptions.hours_per_month
     prob = built.problem
-    gpos, wpos, opos = built.gpu_pos, built.workload_pos, built.offer_pos
+    opos = built.offer_pos
     last_active = {g: max(months) for g, months in active.items() if months}
-
     for o in built.offers:
         i = opos[o.offer_id]
         months = active[o.gpu]
@@ -54,55 +60,109 @@ def _define_variables(
                         built.active[(o.offer_id, t)] = prob.add_variable(
                             f"active_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
                         )
-        else:
-            use_months = spot_active[o.gpu] if o.option is OfferOption.SPOT else months
-            cap = None if o.max_units is None else o.max_units * H  # accounting rule 7
-            for t in sorted(use_months):
-                if t >= o.available_from:
-                    built.rent[(o.offer_id, t)] = prob.add_variable(
-                        f"rent_o{i}_t{t}", lowBound=0, upBound=cap
-                    )
 
-    for g in s.gpus:
-        j = gpos[g.name]
-        for t in sorted(active.get(g.name, ())):
-            if built.own_terms(g.name, t):
-                built.use_own[(g.name, t)] = prob.add_variable(f"use_own_g{j}_t{t}", lowBound=0)
-            if any(built.active_terms(o, t) for o in built.reserved_offers_of.get(g.name, ())):
-                built.use_res[(g.name, t)] = prob.add_variable(f"use_res_g{j}_t{t}", lowBound=0)
 
-    option = {o.offer_id: o for o in built.offers}
-    spot_gpus = {
-        option[oid].gpu for oid, _t in built.rent if option[oid].option is OfferOption.SPOT
-    }
-    for (w_name, g_name), _est in sorted(
-        built.estimates.items(), key=lambda kv: (wpos[kv[0][0]], gpos[kv[0][1]])
-    ):
-        w = next(x for x in s.workloads if x.name == w_name)
+def place_open(built: BuiltModel, place: Place, month: int) -> bool:
+    """The place can hold GPUs in ``month`` (bought, reserved, or offered by then)."""
+    if place.is_house:
+        return bool(built.own_terms(place.gpu, month))
+    assert place.offer is not None
+    if place.is_reserved:
+        return bool(built.active_terms(place.offer, month))
+    return month >= place.offer.available_from
+
+
+def _define_work(built: BuiltModel) -> None:
+    s = built.scenario
+    prob = built.problem
+    gpos, wpos = built.gpu_pos, built.workload_pos
+    by_name = {w.name: w for w in s.workloads}
+    for w_name, g_name in sorted(built.estimates, key=lambda p: (wpos[p[0]], gpos[p[1]])):
+        w = by_name[w_name]
         i, j = wpos[w_name], gpos[g_name]
-        has_spot = spot_allowed(w) and g_name in spot_gpus
-        for t in w.window(T):
-            if w.kind is Kind.REALTIME_INFERENCE:
-                built.replicas[(w_name, g_name, t)] = prob.add_variable(
-                    f"replicas_w{i}_g{j}_t{t}",
-                    lowBound=0,
-                    upBound=_replicas_enough(w, _est),
-                    cat=pulp.LpInteger,
-                )
-            else:
-                built.work[(w_name, g_name, t)] = prob.add_variable(
-                    f"work_w{i}_g{j}_t{t}", lowBound=0
-                )
-                if has_spot:
-                    built.spot_work[(w_name, g_name, t)] = prob.add_variable(
-                        f"spot_w{i}_g{j}_t{t}", lowBound=0
+        est = built.estimates[(w_name, g_name)]
+        places = built.places.get(g_name, [])
+        if w.kind is Kind.REALTIME_INFERENCE:
+            for t in w.window(s.horizon_months):
+                for p in places:
+                    if p.is_spot or not place_open(built, p, t):
+                        continue  # spot never serves
+                    for width in est.serving_widths():
+                        if not p.holds(width.width):
+                            continue
+                        var = prob.add_variable(
+                            f"rep_w{i}_g{j}_p{p.lp}_k{width.width}_t{t}",
+                            lowBound=0,
+                            upBound=replicas_enough(w, width, s.assumptions.target_load),
+                            cat=pulp.LpInteger,
+                        )
+                        built.replicas[(w_name, g_name, p.key, width.width, t)] = var
+                        built.replicas_at[(g_name, p.key, t)].append((var, width.width))
+            continue
+        fig = built.figures[(w_name, g_name)]
+        for t in w.window(s.horizon_months):
+            for p in places:
+                if (p.is_spot and not spot_allowed(w)) or not place_open(built, p, t):
+                    continue
+                if p.finite and not p.holds(fig.gang_width):
+                    continue  # the gang never fits this place
+                var = prob.add_variable(f"work_w{i}_g{j}_p{p.lp}_t{t}", lowBound=0)
+                built.work[(w_name, g_name, p.key, t)] = var
+                built.work_at[(g_name, p.key, t)][w_name] = var
+                if p.finite and fig.copies >= 2:
+                    built.runs_in[(w_name, g_name, p.key, t)] = prob.add_variable(
+                        f"runs_in_w{i}_g{j}_p{p.lp}_t{t}", cat=pulp.LpBinary
                     )
-        if w.kind.is_training:
+        if w.one_off_training:
             built.pick[(w_name, g_name)] = prob.add_variable(
                 f"pick_w{i}_g{j}", lowBound=0, upBound=1, cat=pulp.LpInteger
             )
 
 
-def _replicas_enough(w: Workload, est: PairEstimate) -> int:
-    """Replicas of one type that alone meet the demand: more only add hours and cost."""
-    return _ceil((w.tokens_per_second or 0.0) / (est.tokens_per_second_per_replica or 1.0))
+def _define_slots(built: BuiltModel) -> None:
+    """Slots of each copy width used in a finite place and month (model v2 §C)."""
+    gpos = built.gpu_pos
+    for (g_name, key, t), work in sorted(
+        built.work_at.items(), key=lambda kv: (gpos[kv[0][0]], kv[0][1], kv[0][2])
+    ):
+        place = built.place(g_name, key)
+        if not place.finite:
+            continue
+        widths = sorted(
+            {k for w_name in work if (k := built.figures[(w_name, g_name)].slot_width) is not None}
+        )
+        for k in widths:
+            most = None if place.most_gpus is None else place.most_gpus // k
+            var = built.problem.add_variable(
+                f"slots_g{gpos[g_name]}_p{place.lp}_k{k}_t{t}",
+                lowBound=0,
+                upBound=most,
+                cat=pulp.LpInteger,
+            )
+            built.slots[(g_name, key, k, t)] = var
+            built.slots_at[(g_name, key, t)].append((var, k))
+
+
+def _define_rent(built: BuiltModel) -> None:
+    """Paid hours of each rental offer in each month something can run there."""
+    H = built.scenario.assumptions.hours_per_month
+    opos = built.offer_pos
+    used = {(key, t) for (_g, key, t) in built.work_at} | {
+        (key, t) for (_g, key, t) in built.replicas_at
+    }
+    for o in built.offers:
+        if o.option not in (OfferOption.ON_DEMAND, OfferOption.SPOT):
+            continue
+        cap = None if o.max_units is None else o.max_units * H
+        for t in built.scenario.months:
+            if (o.offer_id, t) in used:
+                built.rent[(o.offer_id, t)] = built.problem.add_variable(
+                    f"rent_o{opos[o.offer_id]}_t{t}", lowBound=0, upBound=cap
+                )
+
+
+def replicas_enough(w: Workload, width: ServingWidth, target_load: float) -> int:
+    """Replicas of one width that alone meet the demand with headroom: more only add cost."""
+    need = (w.tokens_per_second or 0.0) / target_load
+    alone = _ceil(need / (width.tokens_per_second_per_replica or 1.0))
+    return max(w.min_replicas, alone)

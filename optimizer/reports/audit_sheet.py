@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-from optimizer.domain import Offer, OfferOption
+from optimizer.domain import Kind, Offer, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.sheet_grid import TEXT_STYLES, SheetModel, Style, Table
 from optimizer.reports.sheet_names import AUDIT
@@ -274,6 +274,9 @@ def audit_sheet(run: RunResult) -> SheetModel:
             "Start month",
             "End month",
             "Interruptible",
+            "Min replicas (realtime)",
+            "Runs per month (blank: one job; batch: one run a month)",
+            "Deadline (wall-clock hours per run)",
         ],
         [
             [
@@ -288,6 +291,9 @@ def audit_sheet(run: RunResult) -> SheetModel:
                 (w.start_month, INT),
                 (w.end_month if w.end_month is not None else p.scenario.horizon_months, INT),
                 (w.interruptible, Style.BOOL),
+                (w.min_replicas if w.kind is Kind.REALTIME_INFERENCE else None, INT),
+                (w.runs_per_month, N),
+                (w.deadline_hours, N),
             ]
             for p in run.plans
             for w in p.scenario.workloads

@@ -2,7 +2,9 @@
 
 Takes one :class:`Plan` (its options, assignments and scenario offers) and
 hands on a :class:`SheetModel` with each pair's fit, estimates and, for the
-allowed ones, the cost of a unit of work at the cheapest hourly offer.
+allowed ones, the cost of a unit of work at the cheapest hourly offer. A
+realtime pair gets one row per serving width (model v2 §D), each with its
+own capacity, latency and reason.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optimizer.domain import Kind, Offer, OfferOption, Scenario
+from optimizer.reports.result_shared import width_allowed
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, finite_or_none
-from optimizer.results import Plan
+from optimizer.results import PairEstimate, Plan
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,52 @@ def _unit_cost(
     return _UnitCost(offer, f"={a1(row, 6)}*{price_cell}", gph * offer.price, unit)
 
 
+@dataclass(frozen=True)
+class _OptionLine:
+    """One row of the sheet: a pair, or one serving width of a realtime pair."""
+
+    pair: PairEstimate
+    allowed: bool
+    reason: str
+    gpus_per_replica: int | None
+    tokens_per_second: float | None
+    latency_ms: float | None
+    width: int | None  # the serving width this row is about (None: the whole pair)
+
+
+def option_lines(plan: Plan) -> list[_OptionLine]:
+    """Every pair, a realtime pair with widths as one line per serving width (model v2 §D)."""
+    lines = []
+    for o in plan.options:
+        if not o.widths:
+            lines.append(
+                _OptionLine(
+                    o,
+                    o.allowed,
+                    o.reason,
+                    o.gpus_per_replica,
+                    o.tokens_per_second_per_replica,
+                    o.latency_ms,
+                    None,
+                )
+            )
+            continue
+        for w in o.widths:
+            allowed, reason = width_allowed(o, w)
+            lines.append(
+                _OptionLine(
+                    o,
+                    allowed,
+                    reason,
+                    w.width,
+                    w.tokens_per_second_per_replica,
+                    w.latency_ms,
+                    w.width,
+                )
+            )
+    return lines
+
+
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 15 columns: two pages stay legible
     sheet.header(
@@ -96,7 +145,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Allowed",
             "Why not",
             "Memory need (GB)",
-            "GPUs per replica",
+            "GPUs per replica (realtime: the serving width)",
             "GPU-hours (training: job; batch: per month)",
             "Tokens/s per replica",
             "Batch-1 latency (ms per token)",
@@ -112,17 +161,22 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.text(1, 0, "No workload × GPU pair was estimated.", Style.NOTE)
         return sheet
     chosen = {(a.workload, a.gpu) for a in plan.assignments if a.gpu_hours > 0}
-    for i, o in enumerate(plan.options):
+    served = {
+        (a.workload, a.gpu, a.width) for a in plan.assignments if a.replicas and a.gpu_hours > 0
+    }
+    lines = option_lines(plan)
+    for i, line in enumerate(lines):
         r = i + 1
+        o = line.pair
         sheet.text(r, 0, o.workload)
         sheet.text(r, 1, o.gpu)
-        sheet.text(r, 2, "yes" if o.allowed else "no")
-        sheet.text(r, 3, o.reason, Style.WRAP)
+        sheet.text(r, 2, "yes" if line.allowed else "no")
+        sheet.text(r, 3, line.reason, Style.WRAP)
         sheet.number(r, 4, o.memory_gb, Style.NUMBER)
-        sheet.number(r, 5, o.gpus_per_replica, Style.INTEGER)
+        sheet.number(r, 5, line.gpus_per_replica, Style.INTEGER)
         sheet.number(r, 6, o.gpu_hours, Style.HOURS)
-        sheet.number(r, 7, o.tokens_per_second_per_replica, Style.NUMBER)
-        sheet.number(r, 8, o.latency_ms, Style.NUMBER)
+        sheet.number(r, 7, line.tokens_per_second, Style.NUMBER)
+        sheet.number(r, 8, line.latency_ms, Style.NUMBER)
         sheet.text(r, 9, o.source.value)
         unit_cost = (
             _unit_cost(
@@ -131,10 +185,10 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
                 o.workload,
                 o.gpu,
                 o.gpu_hours,
-                o.tokens_per_second_per_replica,
-                o.gpus_per_replica,
+                line.tokens_per_second,
+                line.gpus_per_replica,
             )
-            if o.allowed
+            if line.allowed
             else None
         )
         if unit_cost is not None:
@@ -142,17 +196,26 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             sheet.text(r, 11, _offer_label(unit_cost.offer))
             sheet.formula(r, 12, unit_cost.formula, unit_cost.value, Style.MONEY_FORMULA)
             sheet.text(r, 13, unit_cost.unit)
-        if (o.workload, o.gpu) in chosen:
+        is_chosen = (
+            (o.workload, o.gpu, line.width) in served
+            if line.width is not None
+            else (o.workload, o.gpu) in chosen
+        )
+        if is_chosen:
             sheet.text(r, 14, "✔", Style.MARK)
-    sheet.tables.append(Table(f"Options_{index}", 0, 0, len(plan.options), 14))
+    sheet.tables.append(Table(f"Options_{index}", 0, 0, len(lines), 14))
     for i, note in enumerate(
         (
             "Cost per unit of work = GPU-hours (realtime: GPUs per replica ÷ tokens/s) × the "
             "cheapest hourly price.",
             "A reserved price assumes its whole term is used; a spot hour yields "
-            "spot_efficiency hours of work. ✔ = the plan runs the workload on that GPU.",
+            "spot_efficiency hours of work. ✔ = the plan runs the workload on that GPU "
+            "(realtime: at that serving width).",
+            "Realtime: one row per serving width (GPUs per replica) looked at, each with its "
+            "own capacity and latency; a width is out when it misses the latency target, "
+            "cannot hold the model, or serves no more than narrower replicas on as many GPUs.",
         )
     ):
-        sheet.text(len(plan.options) + 2 + i, 0, note, Style.NOTE)
+        sheet.text(len(lines) + 2 + i, 0, note, Style.NOTE)
     sheet.widths[3] = 48
     return sheet

@@ -11,7 +11,15 @@ import json
 import math
 
 from optimizer.domain import CostCategory
-from optimizer.results import AssignmentRow, FleetRow, PairEstimate, Plan, RunResult
+from optimizer.reports.result_shared import width_allowed
+from optimizer.results import (
+    AssignmentRow,
+    FleetRow,
+    PairEstimate,
+    PlaceRow,
+    Plan,
+    RunResult,
+)
 
 
 def _number(value: float | int | None) -> float | int | None:
@@ -45,11 +53,31 @@ def _assignment_row(row: AssignmentRow) -> dict[str, object]:
         "replicas": row.replicas,
         "gpu_hours": _number(row.gpu_hours),
         "cost": _number(row.cost),
+        "place": row.place,
+        "offer": row.offer,
+        "copy_width": row.copy_width,
+        "width": row.width,
+        "load": _number(row.load),
     }
 
 
-def _option_row(row: PairEstimate) -> dict[str, object]:
+def _place_row(row: PlaceRow) -> dict[str, object]:
     return {
+        "gpu": row.gpu,
+        "month": row.month,
+        "place": row.place,
+        "offer": row.offer,
+        "size": row.size,
+        "pinned": row.pinned,
+        "free": row.free,
+        # JSON object keys are text: copy width "16" -> slots of 16 GPUs.
+        "slots": {str(width): n for width, n in sorted(row.slots.items())},
+    }
+
+
+def _option_rows(row: PairEstimate) -> list[dict[str, object]]:
+    """One row per serving width of a realtime pair that has widths, else one row for the pair."""
+    base: dict[str, object] = {
         "workload": row.workload,
         "gpu": row.gpu,
         "allowed": row.allowed,
@@ -61,6 +89,22 @@ def _option_row(row: PairEstimate) -> dict[str, object]:
         "latency_ms": _number(row.latency_ms),
         "source": row.source.value,
     }
+    if not row.widths:
+        return [base]
+    rows = []
+    for w in row.widths:
+        allowed, reason = width_allowed(row, w)
+        rows.append(
+            {
+                **base,
+                "allowed": allowed,
+                "reason": reason,
+                "gpus_per_replica": w.width,
+                "tokens_per_second_per_replica": _number(w.tokens_per_second_per_replica),
+                "latency_ms": _number(w.latency_ms),
+            }
+        )
+    return rows
 
 
 def plan_to_dict(plan: Plan) -> dict[str, object]:
@@ -82,8 +126,9 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
             for m in plan.cash_flow
         ],
         "fleet": [_fleet_row(r) for r in plan.fleet],
+        "places": [_place_row(r) for r in plan.places],
         "assignments": [_assignment_row(r) for r in plan.assignments],
-        "options": [_option_row(r) for r in plan.options],
+        "options": [row for r in plan.options for row in _option_rows(r)],
         "diagnostics": list(plan.diagnostics),
         "shadow_prices": [
             {

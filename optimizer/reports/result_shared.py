@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from optimizer.domain import CostCategory
 from optimizer.reports.sheet_grid import SheetModel, Style
-from optimizer.results import Plan
+from optimizer.results import PairEstimate, Plan, ServingWidth
 
 CATEGORY_LABELS: dict[CostCategory, str] = {
     CostCategory.PURCHASE: "Purchase (capex)",
@@ -21,6 +21,20 @@ CATEGORY_LABELS: dict[CostCategory, str] = {
     CostCategory.SPOT: "Spot rent",
     CostCategory.RESERVED: "Reserved",
 }
+
+
+# How the sheets name a place kind (the JSON keeps ``on_demand``).
+PLACE_LABELS: dict[str, str] = {
+    "house": "house",
+    "reserved": "reserved",
+    "on_demand": "on-demand",
+    "spot": "spot",
+}
+
+
+def place_label(place: str) -> str:
+    """A place kind as the sheets show it: ``on-demand`` for ``on_demand``."""
+    return PLACE_LABELS.get(place, place)
 
 
 def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
@@ -36,6 +50,12 @@ def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
             if busy and row.gpu not in names:
                 names.append(row.gpu)
     return names
+
+
+def width_allowed(pair: PairEstimate, width: ServingWidth) -> tuple[bool, str]:
+    """Whether a serving width may be used, and why not: the width's own reason, else the pair's."""
+    allowed = pair.allowed and width.allowed
+    return allowed, "" if allowed else (width.reason or pair.reason)
 
 
 def any_discounted(plans: Iterable[Plan]) -> bool:

@@ -148,6 +148,26 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 Style.HOURS,
             )
 
+    serving = serving_workloads(plans)
+    if serving:
+        section("Serving: replicas and load (load = demand ÷ capacity of all replicas)")
+        each(
+            "Target load (% of serving capacity; the plan stays at or below it)",
+            [p.scenario.assumptions.target_load for p in plans],
+            Style.PERCENT,
+        )
+        for w in serving:
+            each(
+                f"{w}: replicas (most in a month)",
+                [_most_replicas(p, w) for p in plans],
+                Style.INTEGER,
+            )
+            each(
+                f"{w}: peak load (% of serving capacity)",
+                [_peak_load(p, w) for p in plans],
+                Style.PERCENT,
+            )
+
     section("Savings against simple alternatives (total cost of the alternative − this plan)")
     for name in BASELINE_NAMES:
         cost_row = label(f"{name}: total cost (USD)")
@@ -275,3 +295,28 @@ def _fleet_max(plan: Plan, gpu: str) -> int | None:
     if not plan.status.has_plan:
         return None
     return max((r.reserved for r in plan.fleet if r.gpu == gpu), default=0)
+
+
+def serving_workloads(plans: Sequence[Plan]) -> list[str]:
+    """Workloads some plan serves with replicas, in the order the plans list them."""
+    names: list[str] = []
+    for plan in plans:
+        for a in plan.assignments:
+            if a.replicas is not None and a.workload not in names:
+                names.append(a.workload)
+    return names
+
+
+def _most_replicas(plan: Plan, workload: str) -> int | None:
+    """The most replicas of ``workload`` in any month, all places and widths together."""
+    per_month: dict[int, int] = {}
+    for a in plan.assignments:
+        if a.workload == workload and a.replicas is not None:
+            per_month[a.month] = per_month.get(a.month, 0) + a.replicas
+    return max(per_month.values(), default=None)
+
+
+def _peak_load(plan: Plan, workload: str) -> float | None:
+    """The highest monthly load of ``workload`` (demand ÷ capacity of all its replicas)."""
+    loads = [a.load for a in plan.assignments if a.workload == workload and a.load is not None]
+    return max(loads, default=None)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import pulp
 
-from optimizer.domain import CostCategory, Kind, Offer, OfferOption, Scenario
+from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
+from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import (
     discount_factor,
@@ -24,19 +25,21 @@ from optimizer.model.costs import (
     residual_fraction,
 )
 from optimizer.results import (
+    HOUSE,
     AssignmentRow,
     CashFlowMonth,
     Decisions,
     FleetRow,
     OfferUse,
     PairEstimate,
+    PlaceRow,
     Plan,
     SolverInfo,
     SolverSettings,
     SolveStatus,
-    WorkHours,
 )
 from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun
+from optimizer.solve.usage import Usage, usage_of
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
 HOURS_NOISE = 1e-6
@@ -59,42 +62,23 @@ def _hours(var: pulp.LpVariable) -> float:
 def read_decisions(built: BuiltModel) -> Decisions:
     """The plan's decisions from the variable values: integers to int, noise to 0.
 
-    Only nonzero entries are kept (a missing key means zero). Realtime work
-    is ``replicas * k * H`` hours, exactly.
+    Only nonzero entries are kept (a missing key means zero). Slots are kept
+    only where work of their width runs in that place and month (an empty
+    slot sets nothing aside that matters).
     """
-    s = built.scenario
-    H = s.assumptions.hours_per_month
     purchases = {k: n for k, v in built.buy.items() if (n := _whole(v))}
     reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
-    rented = {k: h for k, v in built.rent.items() if (h := _hours(v))}
-    owned = {k: h for k, v in built.use_own.items() if (h := _hours(v))}
-    reserved = {k: h for k, v in built.use_res.items() if (h := _hours(v))}
-    work: dict[tuple[str, str, int], WorkHours] = {}
-    for key, v in built.work.items():
-        hours = _hours(v)
-        spot_var = built.spot_work.get(key)
-        spot = _hours(spot_var) if spot_var is not None else 0.0
-        if hours or spot:
-            work[key] = WorkHours(hours=hours, spot_hours=spot)
-    replicas: dict[tuple[str, str, int], int] = {}
-    for (w, g, t), v in built.replicas.items():
-        n = _whole(v)
-        if n:
-            replicas[(w, g, t)] = n
-            k = built.estimates[(w, g)].gpus_per_replica or 0
-            work[(w, g, t)] = WorkHours(hours=n * k * H)
-    picks: dict[str, str] = {}
-    for (w, g), v in built.pick.items():
-        if _whole(v) == 1:
-            picks[w] = g
+    replicas = {k: n for k, v in built.replicas.items() if (n := _whole(v))}
+    work = {k: h for k, v in built.work.items() if (h := _hours(v))}
+    widths_used = {(g, key, built.figures[(w, g)].slot_width, t) for (w, g, key, t) in work}
+    slots = {k: n for k, v in built.slots.items() if (n := _whole(v)) and k in widths_used}
+    picks = {w: g for (w, g), v in built.pick.items() if _whole(v) == 1}
     return Decisions(
         purchases=purchases,
         reservations=reservations,
-        rented_hours=rented,
-        owned_hours=owned,
-        reserved_hours=reserved,
-        work=work,
         replicas=replicas,
+        work=work,
+        slots=slots,
         picks=picks,
     )
 
@@ -109,6 +93,7 @@ class Money:
     residual_credit_discounted: float
     owned: dict[tuple[str, int], int]
     active_reserved: dict[tuple[str, int], int]  # (offer id, month)
+    usage: Usage
 
     @property
     def total_cost(self) -> float:
@@ -141,7 +126,8 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         for t in reservation_months(o, s):
             active[(oid, t)] += n
             cash[t][CostCategory.RESERVED] += o.price * H * n
-    for (oid, t), hours in d.rented_hours.items():
+    use = usage_of(scenario, d)
+    for (oid, t), hours in use.rented_hours.items():
         o = offers[oid]
         category = CostCategory.SPOT if o.option is OfferOption.SPOT else CostCategory.ON_DEMAND
         cash[t][category] += o.price * hours
@@ -150,7 +136,7 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         for t in scenario.months:
             n = owned.get((g.name, t), 0)
             if n and ce:
-                used = d.owned_hours.get((g.name, t), 0.0)
+                used = use.house_hours.get((g.name, t), 0.0)
                 idle = H * n - used
                 cash[t][CostCategory.ENERGY] += ce * (a.idle_power_fraction * idle + used)
     costs = dict.fromkeys(CostCategory, 0.0)
@@ -165,6 +151,7 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         residual_credit_discounted=credit * discount_factor(a, T),
         owned=dict(owned),
         active_reserved=dict(active),
+        usage=use,
     )
 
 
@@ -206,12 +193,13 @@ def _plan_from_solution(
         costs=money.costs,
         cash_flow=tuple(CashFlowMonth(t, money.cash[t]) for t in s.months),
         fleet=_fleet(s, d, money),
+        places=place_rows(s, d, money),
         assignments=assignments,
         options=options,
         diagnostics=tuple(diagnostics),
         decisions=d,
         solver=info,
-        offer_use=_offer_use(s, d),
+        offer_use=_offer_use(s, d, money.usage),
         residual_credit_discounted=money.residual_credit_discounted,
     )
 
@@ -219,6 +207,7 @@ def _plan_from_solution(
 def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
     H = s.assumptions.hours_per_month
     offers = {o.offer_id: o for o in s.offers}
+    use = money.usage
     bought: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, t), n in d.purchases.items():
         bought[(offers[oid].gpu, t)] += n
@@ -227,7 +216,7 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
         reserved[(offers[oid].gpu, t)] += n
     rented: dict[tuple[str, int], float] = defaultdict(float)
     spot: dict[tuple[str, int], float] = defaultdict(float)
-    for (oid, t), hours in d.rented_hours.items():
+    for (oid, t), hours in use.rented_hours.items():
         o = offers[oid]
         (spot if o.option is OfferOption.SPOT else rented)[(o.gpu, t)] += hours
     rows = []
@@ -235,6 +224,7 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
         for t in s.months:
             key = (g.name, t)
             n = money.owned.get(key, 0)
+            used = use.house_hours.get(key, 0.0)
             rows.append(
                 FleetRow(
                     gpu=g.name,
@@ -244,9 +234,68 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
                     reserved=reserved.get(key, 0),
                     rented_hours=rented.get(key, 0.0),
                     spot_hours=spot.get(key, 0.0),
-                    owned_utilization=d.owned_hours.get(key, 0.0) / (H * n) if n else None,
+                    owned_utilization=used / (H * n) if n else None,
                 )
             )
+    return tuple(rows)
+
+
+def offer_label(offer: Offer) -> str:
+    """How results name an offer: its provider, else ``<gpu> <option> row <n>`` (model v2 §F)."""
+    if offer.provider:
+        return offer.provider
+    return f"{offer.gpu} {offer.option.value} row {offer.row}"
+
+
+def place_kind(s: Scenario, key: str) -> str:
+    """``house``, or the option of the offer the place is (reserved, on_demand, spot)."""
+    if key == HOUSE:
+        return HOUSE
+    return next(o.option.value for o in s.offers if o.offer_id == key)
+
+
+def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
+    """Every finite place in every month it holds GPUs (capped rental: months it is used)."""
+    use = money.usage
+    slots: dict[tuple[str, str, int], dict[int, int]] = defaultdict(dict)
+    for (gpu, key, width, t), n in d.slots.items():
+        slots[(gpu, key, t)][width] = n
+    rows: list[PlaceRow] = []
+    for g in s.gpus:
+        sizes: list[tuple[str, Offer | None, dict[int, int]]] = []
+        if any(o.gpu == g.name and o.option is OfferOption.BUY for o in s.offers):
+            sizes.append((HOUSE, None, {t: money.owned.get((g.name, t), 0) for t in s.months}))
+        for o in s.offers_of(g.name):
+            if o.option is OfferOption.RESERVED:
+                size = {t: money.active_reserved.get((o.offer_id, t), 0) for t in s.months}
+                sizes.append((o.offer_id, o, size))
+            elif o.option is not OfferOption.BUY and o.max_units is not None:
+                used = {
+                    t
+                    for t in s.months
+                    if (g.name, o.offer_id, t) in use.pinned
+                    or (g.name, o.offer_id, t) in use.work_hours
+                    or (g.name, o.offer_id, t) in use.slot_gpus
+                }
+                sizes.append((o.offer_id, o, {t: o.max_units for t in used}))
+        for key, offer, size in sizes:
+            for t in s.months:
+                n = size.get(t, 0)
+                if n <= 0:
+                    continue
+                pinned = use.pinned.get((g.name, key, t), 0)
+                rows.append(
+                    PlaceRow(
+                        gpu=g.name,
+                        month=t,
+                        place=HOUSE if offer is None else offer.option.value,
+                        offer=None if offer is None else offer_label(offer),
+                        size=n,
+                        pinned=pinned,
+                        free=n - pinned,
+                        slots=dict(sorted(slots.get((g.name, key, t), {}).items())),
+                    )
+                )
     return tuple(rows)
 
 
@@ -263,6 +312,7 @@ def _type_month_costs(
     T = s.horizon_months
     H = a.hours_per_month
     offers = {o.offer_id: o for o in s.offers}
+    use = money.usage
     paid: dict[tuple[str, int], float] = defaultdict(float)
     spot: dict[tuple[str, int], float] = defaultdict(float)
     for (oid, t0), n in d.purchases.items():
@@ -274,7 +324,7 @@ def _type_month_costs(
     for (oid, t), n in money.active_reserved.items():
         o = offers[oid]
         paid[(o.gpu, t)] += o.price * H * n
-    for (oid, t), hours in d.rented_hours.items():
+    for (oid, t), hours in use.rented_hours.items():
         o = offers[oid]
         (spot if o.option is OfferOption.SPOT else paid)[(o.gpu, t)] += o.price * hours
     for g in s.gpus:
@@ -282,7 +332,7 @@ def _type_month_costs(
         for t in s.months:
             n = money.owned.get((g.name, t), 0)
             if n and ce:
-                used = d.owned_hours.get((g.name, t), 0.0)
+                used = use.house_hours.get((g.name, t), 0.0)
                 paid[(g.name, t)] += ce * (a.idle_power_fraction * (H * n - used) + used)
     return paid, spot
 
@@ -293,56 +343,91 @@ def _assignments(
     money: Money,
     estimates: dict[tuple[str, str], PairEstimate],
 ) -> tuple[tuple[AssignmentRow, ...], float]:
-    """One row per workload × GPU × month with hours; cost shared by GPU-hours.
+    """One row per workload, GPU type, month and place (and width for serving).
 
-    Returns the rows and the cost of type-months with no work at all (idle
-    capacity, reported as a diagnostic).
+    Each row's cost is its share of the type-month's cost by paid GPU-hours
+    (spot hours share the spot cost). Returns the rows and the cost of
+    type-months with no work at all (idle capacity, reported as a diagnostic).
     """
     a = s.assumptions
     H = a.hours_per_month
-    e = a.spot_efficiency
+    offers = {o.offer_id: o for o in s.offers}
     paid, spot_cost = _type_month_costs(s, d, money)
+    # (workload, gpu, place, width, month) -> (paid hours, replicas); width 0 for gang work
+    entries: dict[tuple[str, str, str, int, int], tuple[float, int | None]] = {}
+    for (w, g, key, width, t), count in d.replicas.items():
+        entries[(w, g, key, width, t)] = (count * width * H, count)
+    for (w, g, key, t), hours in d.work.items():
+        entries[(w, g, key, 0, t)] = (hours, None)
     hours_of: dict[tuple[str, int], float] = defaultdict(float)
     spot_of: dict[tuple[str, int], float] = defaultdict(float)
-    for (_w, g, t), wh in d.work.items():
-        hours_of[(g, t)] += wh.hours
-        spot_of[(g, t)] += wh.spot_hours
-    served: dict[tuple[str, int], float] = defaultdict(float)  # realtime tokens/s capacity
-    for (w, g, t), n in d.replicas.items():
-        served[(w, t)] += n * (estimates[(w, g)].tokens_per_second_per_replica or 0.0)
-    kinds = {w.name: w for w in s.workloads}
-    rows = []
+    for (_w, g, key, _k, t), (hours, _n) in entries.items():
+        is_spot = key in offers and offers[key].option is OfferOption.SPOT
+        (spot_of if is_spot else hours_of)[(g, t)] += hours
+    capacity: dict[tuple[str, int], float] = defaultdict(float)  # realtime tokens/s
+    caps = {
+        (e.workload, e.gpu, sw.width): sw.tokens_per_second_per_replica or 0.0
+        for e in estimates.values()
+        for sw in e.serving_widths()
+    }
+    for (w, g, _key, width, t), count in d.replicas.items():
+        capacity[(w, t)] += count * caps.get((w, g, width), 0.0)
+    workloads = {w.name: w for w in s.workloads}
     order = {w.name: i for i, w in enumerate(s.workloads)}
     gorder = {g.name: i for i, g in enumerate(s.gpus)}
-    for (w, g, t), wh in sorted(
-        d.work.items(), key=lambda kv: (order[kv[0][0]], kv[0][2], gorder[kv[0][1]])
+    porder = {o.offer_id: i + 1 for i, o in enumerate(s.offers)}
+    rows = []
+    for (w, g, key, width, t), (hours, n) in sorted(
+        entries.items(),
+        key=lambda kv: (
+            order[kv[0][0]],
+            kv[0][4],
+            gorder[kv[0][1]],
+            porder.get(kv[0][2], 0),
+            kv[0][3],
+        ),
     ):
-        cost = 0.0
-        if hours_of[(g, t)] > 0:
-            cost += paid.get((g, t), 0.0) * wh.hours / hours_of[(g, t)]
-        if spot_of[(g, t)] > 0:
-            cost += spot_cost.get((g, t), 0.0) * wh.spot_hours / spot_of[(g, t)]
+        offer = offers.get(key)
+        is_spot = offer is not None and offer.option is OfferOption.SPOT
+        pool, pool_hours = (spot_cost, spot_of) if is_spot else (paid, hours_of)
+        cost = pool.get((g, t), 0.0) * hours / pool_hours[(g, t)] if pool_hours[(g, t)] else 0.0
         est = estimates[(w, g)]
-        workload = kinds[w]
+        workload = workloads[w]
         tokens: float | None = None
-        replicas = d.replicas.get((w, g, t)) if workload.kind is Kind.REALTIME_INFERENCE else None
-        if workload.kind is Kind.REALTIME_INFERENCE:
-            if replicas and served[(w, t)] > 0 and workload.tokens_per_second:
-                share = replicas * (est.tokens_per_second_per_replica or 0.0) / served[(w, t)]
-                tokens = workload.tokens_per_second * 3600.0 * H * share
-        elif workload.tokens and est.gpu_hours:
-            tokens = workload.tokens * (wh.hours + e * wh.spot_hours) / est.gpu_hours
+        load: float | None = None
+        if n is not None:  # serving
+            copy_width = gang = width
+            total = capacity[(w, t)]
+            demand = workload.tokens_per_second or 0.0
+            load = demand / total if total > 0 else None
+            if total > 0:
+                tokens = demand * 3600.0 * H * n * caps.get((w, g, width), 0.0) / total
+        else:
+            fig_k = est.gpus_per_replica or 1
+            copy_width = fig_k
+            copies = copies_per_gang(est.gpu_hours or 0.0, fig_k, workload.deadline_hours)
+            gang = fig_k * copies
+            useful = hours * (
+                spot_yield(a.spot_efficiency, gang, s.gpu(g).max_per_node) if is_spot else 1.0
+            )
+            if workload.tokens and est.gpu_hours:
+                tokens = workload.tokens * useful / est.gpu_hours
         rows.append(
             AssignmentRow(
                 workload=w,
                 gpu=g,
                 month=t,
-                gpus_per_replica=est.gpus_per_replica or 1,
-                replicas=replicas if workload.kind is Kind.REALTIME_INFERENCE else None,
-                gpu_hours=wh.hours + wh.spot_hours,
+                gpus_per_replica=copy_width,
+                replicas=n,
+                gpu_hours=hours,
                 cost=cost,
-                spot_hours=wh.spot_hours,
+                spot_hours=hours if is_spot else 0.0,
                 tokens=tokens,
+                place=HOUSE if offer is None else offer.option.value,
+                offer=None if offer is None else offer_label(offer),
+                copy_width=copy_width,
+                width=gang,
+                load=load,
             )
         )
     idle = sum(c for key, c in paid.items() if hours_of.get(key, 0.0) <= 0)
@@ -350,13 +435,13 @@ def _assignments(
     return tuple(rows), idle
 
 
-def _offer_use(s: Scenario, d: Decisions) -> tuple[OfferUse, ...]:
+def _offer_use(s: Scenario, d: Decisions, use: Usage) -> tuple[OfferUse, ...]:
     units: dict[str, float] = defaultdict(float)
     for (oid, _t), n in d.purchases.items():
         units[oid] += n
     for (oid, _t), n in d.reservations.items():
         units[oid] += n * _term(s, oid)
-    for (oid, _t), hours in d.rented_hours.items():
+    for (oid, _t), hours in use.rented_hours.items():
         units[oid] += hours
     H = s.assumptions.hours_per_month
     rows = []

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
 from optimizer.results import Plan, ShadowPrice, SolverSettings
 from optimizer.solve.solver import solve_scenario
+from optimizer.solve.usage import usage_of
 
 SolveFn = Callable[[Scenario, SolverSettings], Plan]
 
@@ -180,6 +181,7 @@ def _max_units(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
     if d is None:
         return
     hours = s.assumptions.hours_per_month
+    rented = usage_of(s, d).rented_hours
     for offer in s.offers:
         if offer.max_units is None:
             continue
@@ -190,9 +192,7 @@ def _max_units(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
             used = max(_reserved_active(s, plan, offer).values(), default=0.0)
             cap, what = float(offer.max_units), "reserved GPUs active in a month"
         else:
-            used = max(
-                (h for (oid, _), h in d.rented_hours.items() if oid == offer.offer_id), default=0.0
-            )
+            used = max((h for (oid, _), h in rented.items() if oid == offer.offer_id), default=0.0)
             cap, what = offer.max_units * hours, "GPUs' worth of hours a month"
         if cap - used <= _AT_CAP * max(1.0, cap):
             raised = replace(

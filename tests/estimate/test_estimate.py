@@ -197,13 +197,18 @@ def test_batch_limited_by_latency() -> None:
 
 
 def test_decode_above_the_latency_target_is_not_allowed_with_numbers() -> None:
-    # (16e9 + 536,870,912) / (300e9 × 0.7 = 210e9 B/s) = 78.747 ms > 50 ms on one L4
+    # (16e9 + 536,870,912) / (300e9 × 0.7 = 210e9 B/s) = 78.747 ms > 50 ms on one L4. A measured
+    # gpus_per_replica of 1 fixes the width (model v2 §D), so no wider replica is looked at.
     chat = workload("chat", "realtime_inference", params_b=8, tokens_per_second=100, latency_ms=50)
-    est = _one(chat, L4)
+    est = _one(chat, L4, [measured("chat", "L4", gpus_per_replica=1)])
     assert not est.allowed
     assert est.reason == "batch-1 decode takes 78.7 ms per token on 1 × L4, above the 50 ms target"
     # The results' latency_ms column still shows step(1), the number the reason quotes.
     assert est.latency_ms == pytest.approx((16e9 + 536_870_912) / 210e9 * 1000.0)
+    # Left to choose, the planner serves it on 4 × L4: 16.537e9 / (4 × 210e9) / 0.49 = 40.18 ms.
+    wide = _one(chat, L4)
+    assert wide.allowed and wide.gpus_per_replica == 4
+    assert wide.latency_ms == pytest.approx((16e9 + 536_870_912) / 840e9 / 0.49 * 1000.0)
 
 
 def test_405b_at_bf16_does_not_fit_one_server_of_h100() -> None:
@@ -300,16 +305,19 @@ def test_estimate_pairs_covers_every_workload_and_gpu_in_order() -> None:
 
 
 def test_multi_gpu_realtime_replica_uses_scaled_bandwidth() -> None:
-    # 70B bf16: 168 GB + 325,951 × 4,096 B (1.3351 GB) = 169.335 GB → ceil(169.335 / 72) = 3 H100;
+    # 70B bf16: 168 GB + 325,951 × 4,096 B (1.3351 GB) = 169.335 GB → ceil(169.335 / 72) = 3 H100
+    # (a measured width of 3 is taken as it is; left to choose, widths divide max_per_node);
     # step(1) = (140e9 + 1.3351e9) / (3 × 2,345e9) = 20.0903 ms, / 0.95 ** log2(3) (0.92192)
     # = 21.792 ms.
     chat = workload("chat", "realtime_inference", params_b=70, tokens_per_second=100)
-    est = _one(chat, H100)
+    est = _one(chat, H100, [measured("chat", "H100", gpus_per_replica=3)])
     assert est.gpus_per_replica == 3
     kv = 131_072 * (70 / 8) ** 0.42 * 4096
     expected_ms = (140e9 + kv) / (3 * 2345e9) / 0.95 ** math.log2(3) * 1000
     assert est.latency_ms == pytest.approx(expected_ms)
     assert est.latency_ms == pytest.approx(21.792, abs=1e-3)
+    # Unmeasured, its narrowest width is 4 (the smallest divisor of 8 that is ≥ 3).
+    assert _one(chat, H100).gpus_per_replica == 4
 
 
 @settings(max_examples=60, deadline=None)

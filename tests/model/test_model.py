@@ -56,7 +56,13 @@ def tiny() -> tuple[Scenario, list[PairEstimate]]:
         ],
         [
             workload(
-                "train", "fine_tuning", params_b=8, tokens=1e9, interruptible=True, end_month=2
+                "train",
+                "fine_tuning",
+                params_b=8,
+                tokens=1e9,
+                interruptible=True,
+                end_month=2,
+                deadline_hours=200.0,  # 500 GPU-h on H100 at 2 GPUs a copy: 2 copies at once
             ),
             workload("batch", "batch_inference", params_b=8, tokens=1e9, start_month=2),
             workload("chat", "realtime_inference", params_b=8, tokens_per_second=900.0),
@@ -69,7 +75,7 @@ def tiny() -> tuple[Scenario, list[PairEstimate]]:
         power_cap_kw=5.0,
     )
     estimates = [
-        est("train", "H100", hours=500.0),
+        est("train", "H100", hours=500.0, k=2),
         est("train", "L40S", hours=1500.0),
         est("batch", "H100", hours=200.0),
         est("batch", "L40S", hours=600.0),
@@ -164,17 +170,36 @@ def test_lp_names_never_come_from_user_text() -> None:
     assert len(names) == len(set(names))
     assert all(re.fullmatch(r"[a-z0-9_]+", n) for n in names), names
     assert set(built.row_names.values()) == {c.name for c in built.problem.constraints()}
-    assert built.row_names[("batch_demand", "w1", "t2")] == "batch_demand_w1_t2"
+    assert built.row_names[("recurring_demand", "w1", "t2")] == "recurring_demand_w1_t2"
 
 
 def test_variables_exist_only_where_they_can_be_nonzero() -> None:
     s, estimates = tiny()
     built = build_model(s, estimates)
     # Spot only for the interruptible training job, on the type with a spot offer.
-    assert set(built.spot_work) == {("train", "L40S", 1), ("train", "L40S", 2)}
+    spot = {(w, g, t) for (w, g, key, t) in built.work if key == "L40S|spot|1"}
+    assert spot == {("train", "L40S", 1), ("train", "L40S", 2)}
     # Work only inside windows: batch from month 2, training to month 2.
-    assert {t for (w, _g, t) in built.work if w == "batch"} == {2, 3}
-    assert {t for (w, _g, t) in built.work if w == "train"} == {1, 2}
+    assert {t for (w, _g, _p, t) in built.work if w == "batch"} == {2, 3}
+    assert {t for (w, _g, _p, t) in built.work if w == "train"} == {1, 2}
+    # A gang never goes where it cannot fit: the 4-GPU training gang on H100
+    # (2 copies of 2) fits the house (4 GPUs at most) but not the on-demand
+    # offer capped at 2 GPUs or the reservation capped at 3.
+    assert {key for (w, g, key, _t) in built.work if (w, g) == ("train", "H100")} == {"house"}
+    # Slots exist only for widths that need them, in finite places.
+    assert {(g, key, k) for (g, key, k, _t) in built.slots} == {
+        ("H100", "house", 2),
+        ("L40S", "house", 1),  # the 8-copy 1-GPU deadline gang on L40S
+    }
+    # The only binaries of the deadline rule: where a gang of 2+ copies may run in a finite place.
+    assert {(w, g, key) for (w, g, key, _t) in built.runs_in} == {
+        ("train", "H100", "house"),
+        ("train", "L40S", "house"),
+    }
+    # Serving never on spot; replicas only at their widths.
+    assert {key for (_w, _g, key, _k, _t) in built.replicas} >= {"house", "H100|on_demand|1"}
+    assert not any(key.endswith("spot|1") for (_w, _g, key, _k, _t) in built.replicas)
+    assert {(g, k) for (_w, g, _key, k, _t) in built.replicas} == {("H100", 1), ("L40S", 2)}
     # Nothing before available_from; reservations end inside the horizon.
     assert min(t for (oid, t) in built.buy if oid == "L40S|buy|1") == 2
     assert set(built.reserve) == {("H100|reserved|1", 1), ("H100|reserved|1", 2)}
@@ -212,8 +237,8 @@ def test_purchase_coefficient_by_hand() -> None:
     expected = 24_000 * df[1] + running * (df[1] + df[2]) - 24_000 * (1 - 2 / 24) * df[2]
     buy = built.buy[("H100|buy|1", 2)]
     assert built.problem.objective[buy] == pytest.approx(expected, rel=1e-12)
-    # A used owned hour adds the other 90 % of the draw.
-    use = built.use_own[("H100", 3)]
+    # An hour of house work adds the other 90 % of the draw.
+    use = built.work[("batch", "H100", "house", 3)]
     assert built.problem.objective[use] == pytest.approx(0.7 * 1.5 * 0.2 * 0.9 * df[2], rel=1e-12)
 
 

@@ -256,6 +256,22 @@ def test_pandas_reads_the_json_numbers_after_recalculation(books: dict[str, Reca
         assert assignments["Cost share (USD)"].tolist() == pytest.approx(
             [a["cost"] for a in assignment_rows], abs=CENT
         )
+        # Model v2: where, on how many GPUs at once, and the serving load.
+        assert assignments["Width (GPUs held at once)"].tolist() == [
+            a["width"] for a in assignment_rows
+        ]
+        assert assignments["Copy width (GPUs one copy needs)"].tolist() == [
+            a["copy_width"] for a in assignment_rows
+        ]
+        assert assignments["Place"].tolist() == [
+            a["place"].replace("_", "-") for a in assignment_rows
+        ]
+        loads = assignments["Serving load (% of capacity)"].tolist()
+        for load, row in zip(loads, assignment_rows, strict=True):
+            if row["load"] is None:
+                assert math.isnan(load)
+            else:
+                assert load == pytest.approx(row["load"], rel=1e-15)
 
 
 def test_formula_like_user_text_is_still_text_after_recalculation(

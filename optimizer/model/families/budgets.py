@@ -10,7 +10,7 @@ from __future__ import annotations
 import pulp
 
 from optimizer.domain import OfferOption
-from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Key, Terms, _merge
+from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Key, Terms, _merge, house_used_terms
 from optimizer.model.costs import energy_cost_per_hour, maintenance_per_month
 
 
@@ -23,10 +23,9 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
     for g in s.gpus:
         ce = energy_cost_per_hour(g, a)
         if ce:
-            # energy = ce * (idle * (H * own - used) + used)
+            # energy = ce * (idle * (H * own - used) + used); used = H * pinned + work
             terms += built.own_terms(g.name, month, ce * a.idle_power_fraction * H)
-            if (uv := built.use_own.get((g.name, month))) is not None:
-                terms.append((uv, ce * (1.0 - a.idle_power_fraction)))
+            terms += house_used_terms(built, g.name, month, ce * (1.0 - a.idle_power_fraction))
     for o in built.offers:
         if o.option is OfferOption.BUY:
             if m := maintenance_per_month(o, a):

@@ -1,4 +1,4 @@
-"""Constraint family ``realtime_demand``: realtime serving meets its tokens/s.
+"""Constraint family ``realtime_demand``: whole replicas serve the demand with headroom.
 
 Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; adds the
 family's rows through :meth:`~optimizer.model.built.BuiltModel.add_row`. Golden
@@ -10,58 +10,60 @@ from __future__ import annotations
 import pulp
 
 from optimizer.domain import Kind
-from optimizer.model.built import ELASTIC_DEMAND, BuiltModel, Terms, _ceil, _pairs_of
+from optimizer.model.built import ELASTIC_DEMAND, BuiltModel, Terms, _ceil
 
 
 def define_realtime_demand_constraints(built: BuiltModel) -> None:
-    """Realtime serving meets its sustained tokens/s in every month of its window.
+    """Serving capacity with headroom, and enough replicas, in every month of the window.
 
-    ``realtime_demand_w{w}_t{t}``:
-        sum_g min(cap[w,g], tokens_per_second[w]) * replicas[w,g,t] >= tokens_per_second[w]
+    ``realtime_demand_w{w}_t{t}`` (model v2 §B):
+        sum_{g, p, k} min(cap[w,g,k], D') * rep[w,g,p,k,t] >= D',  D' = tokens_per_second / target_load
+    ``realtime_demand_replicas_w{w}_t{t}``:
+        sum_{g, p, k} rep[w,g,p,k,t] >= max(min_replicas, ceil(D' / max cap))
 
-    Capping a coefficient at the demand changes no integer solution (one
-    such replica alone meets the demand) but stops the LP relaxation from
-    paying for a sliver of a big replica.
-
-    ``realtime_demand_replicas_w{w}_t{t}`` (a valid cut that tightens the LP
-    relaxation, which would otherwise pay for a fraction of a replica):
-        sum_g replicas[w,g,t] >= ceil(tokens_per_second[w] / max_g cap[w,g])
-    and ``replicas[w,g,t] <= ceil(tokens_per_second[w] / cap[w,g])`` as a
-    bound (more replicas of one type than meet the demand alone only add cost).
-
-    Its GPU-hours are ``replicas * k[w,g] * H`` (in ``pool_balance``).
-    Elastic (``demand``): ``short[w,t]`` tokens/s, weighted 1 per month of
-    full demand.
+    Capping a coefficient at ``D'`` changes no integer solution (one such
+    replica alone meets it) but stops the LP relaxation from paying for a
+    sliver of a big replica; ``ceil(D' / max cap)`` replicas are needed anyway,
+    so that part of the second row is a valid cut. ``min_replicas`` holds also
+    in a month whose demand is 0. Replicas pin whole GPUs of their place
+    (``place_capacity``) and rented ones are paid ``k * H`` (``rental_hours``).
+    Elastic (``demand``): ``short[w,t]`` tokens/s on the first row, weighted 1
+    per month of full demand; the replicas row is left out.
     """
     s = built.scenario
+    a = s.assumptions
     wpos = built.workload_pos
+    caps = {
+        (w_name, g, k): width.tokens_per_second_per_replica or 0.0
+        for (w_name, g), est in built.estimates.items()
+        for width in est.serving_widths()
+        for k in (width.width,)
+    }
+    by_month: dict[tuple[str, int], Terms] = {}
+    for (w_name, g, _key, k, t), var in built.replicas.items():
+        by_month.setdefault((w_name, t), []).append((var, caps[(w_name, g, k)]))
     for w in s.workloads:
         if w.kind is not Kind.REALTIME_INFERENCE:
             continue
         i = wpos[w.name]
-        need = w.tokens_per_second or 0.0
-        best = max(
-            (built.estimates[(w.name, g)].tokens_per_second_per_replica or 0.0)
-            for g in _pairs_of(built, w)
-        )
-        fewest = _ceil(need / best)
+        need = (w.tokens_per_second or 0.0) / a.target_load
+        best = max((c for (wn, _g, _k), c in caps.items() if wn == w.name), default=0.0)
+        fewest = max(w.min_replicas, _ceil(need / best) if best > 0 else 0)
         for t in w.window(s.horizon_months):
-            terms: Terms = [
-                (
-                    built.replicas[(w.name, g, t)],
-                    min(need, built.estimates[(w.name, g)].tokens_per_second_per_replica or 0.0),
-                )
-                for g in _pairs_of(built, w)
-            ]
+            reps = by_month.get((w.name, t), [])
+            terms: Terms = [(var, min(need, cap)) for var, cap in reps]
             short = built.add_shortfall(ELASTIC_DEMAND, ("realtime", i, t), 1.0 / max(need, 1e-9))
             if short is not None:
                 terms.append((short, 1.0))
-            built.add_row("realtime_demand", (f"w{i}", f"t{t}"), terms, pulp.LpConstraintGE, need)
+            if need > 0:
+                built.add_row(
+                    "realtime_demand", (f"w{i}", f"t{t}"), terms, pulp.LpConstraintGE, need
+                )
             if short is None and fewest >= 1:
                 built.add_row(
                     "realtime_demand",
                     ("replicas", f"w{i}", f"t{t}"),
-                    [(v, 1.0) for v, _cap in terms],
+                    [(var, 1.0) for var, _cap in reps],
                     pulp.LpConstraintGE,
                     fewest,
                 )

@@ -1,4 +1,4 @@
-"""Constraint family ``training_demand``: each training job completes on the one GPU type it picks.
+"""Constraint family ``training_demand``: each one-off training job completes on the one GPU type it picks.
 
 Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; adds the
 family's rows through :meth:`~optimizer.model.built.BuiltModel.add_row`. Golden
@@ -13,33 +13,39 @@ from optimizer.model.built import ELASTIC_DEMAND, BuiltModel, Terms, _pairs_of
 
 
 def define_training_demand_constraints(built: BuiltModel) -> None:
-    """Each training job completes on the one GPU type it picks.
+    """Each one-off training job (no ``runs_per_month``) completes on the one type it picks.
 
     ``training_demand_w{w}_g{g}``:
-        sum_{t in window} (work[w,g,t] + spot_efficiency * spot[w,g,t]) = gh[w,g] * pick[w,g]
+        sum_{p of g, t in window} y[p] * work[w,g,p,t] = R[w,g] * pick[w,g]
     ``training_demand_w{w}``:  sum_g pick[w,g] = 1
 
-    Elastic (``demand``): ``short[w,g]`` GPU-hours are added to the left of
-    the first row, weighted 1 per whole job.
+    ``y[p]`` is 1, or on spot ``spot_efficiency ** ceil(gang / max_per_node)``
+    (a gang stalls when any of its servers is reclaimed). Work may move between
+    places from month to month (model v2 §A). Elastic (``demand``):
+    ``short[w,g]`` GPU-hours are added to the left of the first row, weighted 1
+    per whole job.
     """
     s = built.scenario
-    e = s.assumptions.spot_efficiency
+    a = s.assumptions
     wpos, gpos = built.workload_pos, built.gpu_pos
     for w in s.workloads:
-        if not w.kind.is_training:
+        if not w.one_off_training:
             continue
         i = wpos[w.name]
         picks: Terms = []
         for g in _pairs_of(built, w):
-            gh = built.estimates[(w.name, g)].gpu_hours or 0.0
-            terms: Terms = []
-            for t in w.window(s.horizon_months):
-                terms += built.work_terms(w, g, t)
-                if (sv := built.spot_work.get((w.name, g, t))) is not None:
-                    terms.append((sv, e))
+            fig = built.figures[(w.name, g)]
+            spot = fig.spot_yield(s.gpu(g), a)
+            terms: Terms = [
+                (var, spot if built.place(g, key).is_spot else 1.0)
+                for (w_name, g_name, key, _t), var in built.work.items()
+                if w_name == w.name and g_name == g
+            ]
             pick = built.pick[(w.name, g)]
-            terms.append((pick, -gh))
-            short = built.add_shortfall(ELASTIC_DEMAND, ("training", i, gpos[g]), 1.0 / gh)
+            terms.append((pick, -fig.run_gpu_hours))
+            short = built.add_shortfall(
+                ELASTIC_DEMAND, ("training", i, gpos[g]), 1.0 / fig.run_gpu_hours
+            )
             if short is not None:
                 terms.append((short, 1.0))
             built.add_row(

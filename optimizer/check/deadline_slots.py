@@ -1,0 +1,44 @@
+"""Rule family ``deadline_slots`` (model v2 §C): a deadline gang runs only with all its copies.
+
+Takes a ``Scenario``, the plan's ``Decisions`` and the pair estimates; hands on a
+violation line for every deadline workload that works in a finite place in a
+month with fewer slots of its copy width than copies in its gang.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from optimizer.check.capacity import derived_hours, is_finite, offers_by_id, place_name
+from optimizer.check.demand import gangs
+from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h
+from optimizer.domain import Scenario
+from optimizer.results import Decisions, PairEstimate
+
+
+def deadline_slots_violations(
+    scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
+) -> list[str]:
+    """``work[w,p,t] > 0 => slots[p,k_wg,t] >= m_wg`` in every finite place, where ``m_wg >= 2``.
+
+    ``m_wg = copies_per_gang(R_wg, k_wg, deadline_hours)``. Where ``m_wg = 1``
+    and ``k_wg >= 2``, ``slot_hours`` already needs a slot for any work.
+    """
+    found: list[str] = []
+    offers = offers_by_id(scenario)
+    derived = derived_hours(scenario, decisions)
+    pair_gangs = gangs(scenario, estimates)
+    for (name, gpu, place, t), hours in sorted(decisions.work.items()):
+        gang = pair_gangs.get((name, gpu))
+        if gang is None or gang.copies < 2 or hours <= HOURS_ABS_TOL:
+            continue
+        if not is_finite(offers, gpu, place):
+            continue
+        have = derived.slots.get((gpu, place, t), {}).get(gang.copy_width, 0.0)
+        if have < gang.copies - INTEGER_TOL:
+            found.append(
+                f"deadline_slots: {name} works {_h(hours)} h in {place_name(gpu, place)} "
+                f"month {t}, but its gang of {gang.copies} copies × {gang.copy_width} GPUs needs "
+                f"{gang.copies} slots of width {gang.copy_width} there; the place has {have:g}"
+            )
+    return found

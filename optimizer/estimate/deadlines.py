@@ -1,0 +1,68 @@
+"""Deadlines: can any place of a GPU type hold a run's gang at once? (model v2 §C)
+
+Takes the ``domain.Scenario``, a training or ``batch_inference`` workload with
+``deadline_hours``, a GPU type, the copy width ``k`` and the GPU-hours of one
+run; hands on to ``pairs`` why the pair is ruled out (in numbers), or None.
+A gang of ``n = k × copies_per_gang`` GPUs runs wholly in one place:
+
+- an on-demand or spot offer without ``max_units`` holds any gang; one with
+  ``max_units`` holds ``max_units`` GPUs (spot only for interruptible work);
+- a reserved offer holds ``max_units`` GPUs, any number when uncapped;
+- the house holds what the type's buy offers may buy in all (the sum of
+  their ``max_units``; any number when one of them is uncapped).
+
+Only the scenario's offers count, whatever their ``available_from``. A type
+without any place for the workload stays allowed: the model simply cannot
+use it, as for any pair without offers.
+"""
+
+from __future__ import annotations
+
+from optimizer.domain import Gpu, Offer, OfferOption, Scenario, Workload
+from optimizer.estimate.gangs import copies_per_gang
+
+
+def _places(scenario: Scenario, workload: Workload, gpu: Gpu) -> list[tuple[str, int | None]]:
+    """Every place of ``gpu`` the workload may use: (description, GPUs it holds or None)."""
+    places: list[tuple[str, int | None]] = []
+    buys = scenario.offers_of(gpu.name, OfferOption.BUY)
+    if buys:
+        caps = [o.max_units for o in buys]
+        house = None if any(c is None for c in caps) else sum(c for c in caps if c is not None)
+        places.append((f"the house, whose buy offers allow {house} GPUs in all", house))
+    for o in scenario.offers_of(gpu.name):
+        if o.option is OfferOption.BUY:
+            continue
+        if o.option is OfferOption.SPOT and not workload.interruptible:
+            continue
+        places.append((f"{_offer_name(o)} with max_units {o.max_units}", o.max_units))
+    return places
+
+
+def _offer_name(o: Offer) -> str:
+    name = f"{o.option.value} row {o.row}" if o.row else f"{o.option.value} offer {o.offer_id}"
+    return f"{name} ({o.provider})" if o.provider else name
+
+
+def gang_reason(
+    scenario: Scenario, workload: Workload, gpu: Gpu, k: int, run_gpu_hours: float
+) -> str | None:
+    """Why no place of ``gpu`` can hold a deadline run's gang, or None when one can.
+
+    None also without a deadline, and when the type has no place for the workload.
+    """
+    deadline = workload.deadline_hours
+    if deadline is None:
+        return None
+    copies = copies_per_gang(run_gpu_hours, k, deadline)
+    gang = k * copies
+    places = _places(scenario, workload, gpu)
+    if not places or any(size is None or size >= gang for _, size in places):
+        return None
+    largest, _ = max(places, key=lambda p: p[1] or 0)
+    of_k = f"{k} GPU" if k == 1 else f"{k} GPUs"
+    what = f"{copies} copies of {of_k}" if copies > 1 else f"one copy of {of_k}"
+    return (
+        f"a run of {run_gpu_hours:,.1f} GPU-hours needs {gang} × {gpu.name} at once to finish"
+        f" within {deadline:g} h ({what}); the largest place is {largest}"
+    )

@@ -1,0 +1,45 @@
+"""Constraint family ``slot_hours``: gang work of each copy width fits the slots set aside for it.
+
+Takes a :class:`~optimizer.model.built.BuiltModel` with its variables; adds the
+family's rows through :meth:`~optimizer.model.built.BuiltModel.add_row`. Golden
+LP text: ``tests/model/golden/slot_hours.lp``.
+"""
+
+from __future__ import annotations
+
+import pulp
+
+from optimizer.model.built import BuiltModel, Terms
+
+
+def define_slot_hours_constraints(built: BuiltModel) -> None:
+    """Work of copy width ``k`` in a finite place is time-shared across its slots.
+
+    ``slot_hours_g{g}_p{p}_k{k}_t{t}`` (model v2 §C):
+        sum_{w: k_w = k} work[w,g,p,t] - u_p * H * k * slots[g,p,k,t] <= 0
+
+    A slot of width ``k`` holds ``k`` whole GPUs of the place for the month,
+    so a gang of that width can always be laid out in it (a wrap-around
+    schedule exists within a class). Width-1 slots exist only for work whose
+    deadline needs several 1-GPU copies at once, and hold only that work.
+    ``u_p`` is ``max_utilization`` in the house and reserved places, 1 on
+    rental offers.
+    """
+    a = built.scenario.assumptions
+    H = a.hours_per_month
+    gpos = built.gpu_pos
+    for (g, key, k, t), slots in built.slots.items():
+        place = built.place(g, key)
+        terms: Terms = [
+            (var, 1.0)
+            for w_name, var in built.place_work(place, t).items()
+            if built.figures[(w_name, g)].slot_width == k
+        ]
+        terms.append((slots, -place.utilization(a) * H * k))
+        built.add_row(
+            "slot_hours",
+            (f"g{gpos[g]}", f"p{place.lp}", f"k{k}", f"t{t}"),
+            terms,
+            pulp.LpConstraintLE,
+            0.0,
+        )

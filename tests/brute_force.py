@@ -1,0 +1,414 @@
+"""The cheapest plan of a tiny model-v2 scenario by enumeration, without the model.
+
+Nothing here imports ``optimizer.model``, ``optimizer.solve``, ``optimizer.check``
+or ``optimizer.estimate``: every figure (copies per gang, spot yield, places,
+costs) is recomputed from the scenario, the hand-made ``PairEstimate`` rows and
+the rules of ``V2_DESIGN_DRAFT.md`` (model v2 §A–§D). ``tests/test_optimality.py``
+explains why the enumeration is exhaustive; this module states each bound where
+it is computed.
+
+:func:`cheapest` enumerates every integer decision (stock, replicas, slots,
+picks) within its bound and completes each with the cheapest continuous work;
+:func:`evaluate` prices any :class:`~optimizer.results.Decisions` with the same
+arithmetic and lists the rules it breaks (used on the enumeration's own plan
+and on the solver's).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
+from optimizer.results import HOUSE, Decisions, PairEstimate
+
+NOISE = 1e-9
+
+
+def ceil(x: float) -> int:
+    """``ceil`` that ignores floating-point noise (2.0000000001 is 2), never below 0."""
+    return max(0, math.ceil(x - NOISE))
+
+
+def discount(s: Scenario, t: int) -> float:
+    return float((1.0 + s.assumptions.discount_rate) ** (-(t - 1) / 12.0))
+
+
+@dataclass(frozen=True)
+class Place:
+    """The house of a type, or one reserved, on-demand or spot offer (v2 §A)."""
+
+    gpu: str
+    key: str  # HOUSE or the offer id
+    offer: Offer | None
+
+    @property
+    def rental(self) -> bool:
+        return self.offer is not None and self.offer.option in (
+            OfferOption.ON_DEMAND,
+            OfferOption.SPOT,
+        )
+
+    @property
+    def spot(self) -> bool:
+        return self.offer is not None and self.offer.option is OfferOption.SPOT
+
+    @property
+    def finite(self) -> bool:
+        return not self.rental or (self.offer is not None and self.offer.max_units is not None)
+
+
+@dataclass(frozen=True)
+class Job:
+    """A training or batch workload on one GPU type: copy width, run, gang, class."""
+
+    workload: Workload
+    gpu: str
+    copy_width: int  # k
+    run_hours: float  # R: GPU-hours of one run (one-off training: the whole job)
+    copies: int  # m: copies at once (deadline)
+    spot_yield: float  # useful hours per paid spot hour
+    runs: float  # runs a month (recurring, batch); 1 whole job for one-off training
+
+    @property
+    def slot_class(self) -> int | None:
+        """Copy width of the slots it works in; None: the width-1 free GPUs."""
+        return self.copy_width if self.copy_width >= 2 or self.copies >= 2 else None
+
+
+@dataclass(frozen=True)
+class Width:
+    gpu: str
+    width: int
+    capacity: float  # tokens/s of one replica
+
+
+@dataclass
+class Instance:
+    """Everything the enumeration needs, computed from the scenario and estimates."""
+
+    s: Scenario
+    places: dict[str, list[Place]]
+    jobs: dict[tuple[str, str], Job]  # (workload, gpu)
+    widths: dict[str, list[Width]]  # realtime workload -> allowed widths on every type
+    minimal: dict[str, list[dict[tuple[str, int], int]]] = field(default_factory=dict)
+
+
+def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
+    a = s.assumptions
+    assert s.budget_total is None and s.budget_monthly is None, "cash budgets are not enumerated"
+    places: dict[str, list[Place]] = {}
+    for g in s.gpus:
+        found = [Place(g.name, HOUSE, None)] if s.offers_of(g.name, OfferOption.BUY) else []
+        found += [
+            Place(g.name, o.offer_id, o)
+            for o in s.offers_of(g.name)
+            if o.option is not OfferOption.BUY
+        ]
+        places[g.name] = found
+    jobs: dict[tuple[str, str], Job] = {}
+    widths: dict[str, list[Width]] = defaultdict(list)
+    by_name = {w.name: w for w in s.workloads}
+    for e in estimates:
+        w = by_name[e.workload]
+        if not e.allowed:
+            continue
+        if w.kind is Kind.REALTIME_INFERENCE:
+            widths[w.name] += [
+                Width(e.gpu, x.width, x.tokens_per_second_per_replica or 0.0)
+                for x in e.widths
+                if x.allowed
+            ]
+            continue
+        k, run = e.gpus_per_replica or 1, e.gpu_hours or 0.0
+        copies = 1 if w.deadline_hours is None else max(1, ceil(run / (k * w.deadline_hours)))
+        yield_ = a.spot_efficiency ** ceil(k * copies / s.gpu(e.gpu).max_per_node)
+        runs = 1.0 if w.runs_per_month is None else w.runs_per_month
+        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs)
+    # One workload per slot class and type: then no two workloads share a capacity
+    # and each covering constraint can be filled greedily on its own.
+    for g in s.gpus:
+        classes = [j.slot_class for j in jobs.values() if j.gpu == g.name]
+        assert len(classes) == len(set(classes)), "two workloads share a slot class"
+    inst = Instance(s, places, jobs, dict(widths))
+    for w in s.workloads:
+        if w.kind is Kind.REALTIME_INFERENCE:
+            inst.minimal[w.name] = minimal_replica_sets(s, w, inst.widths.get(w.name, []))
+    return inst
+
+
+# ---------------------------------------------------------------- realtime
+
+
+def demand_with_headroom(s: Scenario, w: Workload) -> float:
+    return (w.tokens_per_second or 0.0) / s.assumptions.target_load
+
+
+def serves(s: Scenario, w: Workload, counts: dict[tuple[str, int], int], caps: dict) -> bool:
+    served = sum(caps[key] * n for key, n in counts.items())
+    need = demand_with_headroom(s, w)
+    return served >= need * (1 - NOISE) and sum(counts.values()) >= w.min_replicas
+
+
+def minimal_replica_sets(
+    s: Scenario, w: Workload, widths: list[Width]
+) -> list[dict[tuple[str, int], int]]:
+    """Replica counts per (type, width) that serve ``w`` and lose that when any one goes.
+
+    Removing a replica never costs more (a rented one saves its rent, a pinned
+    house GPU its energy) and only frees GPUs, so some optimum uses a minimal
+    set. In a minimal set with more than ``min_replicas`` replicas, dropping one
+    of width ``k`` falls short, so ``(n_k - 1) * cap_k < D'``: ``n_k <=
+    max(min_replicas, ceil(D' / cap_k))``, the range enumerated here.
+    """
+    need = demand_with_headroom(s, w)
+    caps = {(x.gpu, x.width): x.capacity for x in widths}
+    keys = sorted(caps)
+    ranges = [range(max(w.min_replicas, ceil(need / caps[key])) + 1) for key in keys]
+    found = []
+    for counts in itertools.product(*ranges):
+        v = {key: n for key, n in zip(keys, counts, strict=True) if n}
+        if not serves(s, w, v, caps):
+            continue
+        if all(not serves(s, w, {**v, key: v[key] - 1}, caps) for key in v):
+            found.append(v)
+    return found
+
+
+# ---------------------------------------------------------------- money
+
+
+def hour_price(s: Scenario, p: Place) -> float:
+    """Undiscounted USD per used GPU-hour in ``p``: house energy above idle, rent; reserved 0."""
+    a = s.assumptions
+    if p.offer is None:
+        return (
+            (s.gpu(p.gpu).tdp_w or 0.0)
+            / 1000
+            * a.pue
+            * a.electricity_per_kwh
+            * (1 - a.idle_power_fraction)
+        )
+    return p.offer.price if p.rental else 0.0
+
+
+def utilization(s: Scenario, p: Place) -> float:
+    return 1.0 if p.rental else s.assumptions.max_utilization
+
+
+def stock_cost(s: Scenario, purchases: dict, reservations: dict) -> float:
+    """Discounted purchases, maintenance, idle energy, reservations, minus residual credit."""
+    a = s.assumptions
+    H, T = a.hours_per_month, s.horizon_months
+    offers = {o.offer_id: o for o in s.offers}
+    cost = 0.0
+    for (oid, m), n in purchases.items():
+        o = offers[oid]
+        idle = (s.gpu(o.gpu).tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
+        idle *= a.idle_power_fraction * H
+        cost += o.price * n * discount(s, m)
+        cost += sum(
+            (a.maintenance_per_year / 12 * o.price + idle) * n * discount(s, t)
+            for t in range(m, T + 1)
+        )
+        if a.credit_residual_value:
+            left = max(0.0, 1 - (T - m + 1) / a.depreciation_months)
+            cost -= o.price * n * left * discount(s, T)
+    for (oid, start), n in reservations.items():
+        o = offers[oid]
+        cost += sum(
+            o.price * H * n * discount(s, t) for t in range(start, start + (o.term_months or 1))
+        )
+    return cost
+
+
+def levels(s: Scenario, purchases: dict, reservations: dict) -> dict[tuple[str, int], int]:
+    """GPUs each finite place holds, per (place key, month): owned, active reserved, max_units."""
+    offers = {o.offer_id: o for o in s.offers}
+    size: dict[tuple[str, int], int] = defaultdict(int)
+    for (oid, m), n in purchases.items():
+        for t in range(m, s.horizon_months + 1):
+            size[f"{HOUSE}:{offers[oid].gpu}", t] += n
+    for (oid, start), n in reservations.items():
+        for t in range(start, start + (offers[oid].term_months or 1)):
+            size[oid, t] += n
+    return size
+
+
+def size_of(s: Scenario, p: Place, t: int, size: dict) -> int | None:
+    """GPUs ``p`` holds in ``t``; None when uncapped; 0 when closed."""
+    if p.offer is None:
+        return size[f"{HOUSE}:{p.gpu}", t]
+    if p.offer.option is OfferOption.RESERVED:
+        return size[p.key, t]
+    if t < p.offer.available_from:
+        return 0
+    return p.offer.max_units
+
+
+def active(s: Scenario, w: Workload, t: int) -> bool:
+    return t in w.window(s.horizon_months)
+
+
+def may_run(p: Place, w: Workload) -> bool:
+    """Spot hosts only interruptible training and batch work, and never serves."""
+    return not p.spot or (w.interruptible and w.kind is not Kind.REALTIME_INFERENCE)
+
+
+def most_paid_hours(inst: Instance, j: Job, p: Place) -> float:
+    """Paid hours of ``j`` in one place and month of a plan that does no more than it must."""
+    y = j.spot_yield if p.spot else 1.0
+    return j.runs * j.run_hours / y
+
+
+def gpus_held(inst: Instance, j: Job, p: Place) -> int:
+    """Most GPUs ``j`` makes a finite place set aside in a month, in a trimmed plan.
+
+    Fewest slots that hold its hours (at least ``m`` when a deadline gang runs
+    there), or the free GPUs its width-1 hours fill.
+    """
+    H = inst.s.assumptions.hours_per_month
+    u = utilization(inst.s, p)
+    h = most_paid_hours(inst, j, p)
+    if j.slot_class is None:
+        return ceil(h / (u * H))
+    deadline = j.copies if j.copies >= 2 else 0
+    return j.copy_width * max(deadline, ceil(h / (u * H * j.copy_width)))
+
+
+def most_needed(inst: Instance, p: Place, t: int) -> int:
+    """Most GPUs the house or a reserved place can need in ``t`` in a trimmed plan."""
+    s = inst.s
+    n = 0
+    for w in s.workloads:
+        if not active(s, w, t):
+            continue
+        if w.kind is Kind.REALTIME_INFERENCE:
+            n += max(
+                (sum(k * c for (g, k), c in v.items() if g == p.gpu) for v in inst.minimal[w.name]),
+                default=0,
+            )
+        elif (j := inst.jobs.get((w.name, p.gpu))) is not None and may_run(p, w):
+            n += gpus_held(inst, j, p)
+    return n
+
+
+# ---------------------------------------------------------------- any plan
+
+
+def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
+    """The discounted total cost of ``d`` and every v2 rule it breaks, by hand."""
+    s = inst.s
+    a = s.assumptions
+    H, T = a.hours_per_month, s.horizon_months
+    offers = {o.offer_id: o for o in s.offers}
+    by_name = {w.name: w for w in s.workloads}
+    place = {(p.gpu, p.key): p for ps in inst.places.values() for p in ps}
+    bad: list[str] = []
+    for (oid, m), n in d.purchases.items():
+        o = offers.get(oid)
+        if o is None or o.option is not OfferOption.BUY or not o.available_from <= m <= T:
+            bad.append(f"purchase {oid} in {m}")
+        if n != int(n) or n < 0:
+            bad.append(f"purchase of {n} GPUs")
+    for (oid, start), n in d.reservations.items():
+        o = offers.get(oid)
+        if n != int(n) or n < 0:
+            bad.append(f"reservation of {n} GPUs")
+        if o is None or o.option is not OfferOption.RESERVED:
+            bad.append(f"reservation {oid}")
+        elif start < o.available_from or start + (o.term_months or 1) - 1 > T:
+            bad.append(f"reservation {oid} from {start}")
+    for o in s.offers:
+        bought = sum(n for (oid, _), n in d.purchases.items() if oid == o.offer_id)
+        if o.option is OfferOption.BUY and o.max_units is not None and bought > o.max_units:
+            bad.append(f"{o.offer_id}: {bought} bought")
+    size = levels(s, d.purchases, d.reservations)
+    cost = stock_cost(s, d.purchases, d.reservations)
+    if s.budget_capex is not None:
+        capex = sum(offers[oid].price * n for (oid, _), n in d.purchases.items())
+        if capex > s.budget_capex + 0.005:
+            bad.append(f"capex {capex}")
+    if s.power_cap_kw is not None:
+        watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", T] for c in s.gpus)
+        if watts > s.power_cap_kw * 1000 * (1 + NOISE):
+            bad.append(f"power {watts} W")
+
+    pinned: dict[tuple[str, str, int], int] = defaultdict(int)
+    served: dict[tuple[str, int], dict[tuple[str, int], int]] = defaultdict(dict)
+    for (w, g, key, k, t), n in d.replicas.items():
+        p = place.get((g, key))
+        allowed = {(x.gpu, x.width) for x in inst.widths.get(w, [])}
+        if p is None or not may_run(p, by_name[w]) or (g, k) not in allowed:
+            bad.append(f"replica {w} {g} {key} {k}")
+            continue
+        if not active(s, by_name[w], t) or size_of(s, p, t, size) == 0:
+            bad.append(f"replica {w} {g} {key} in {t}")
+        pinned[g, key, t] += k * n
+        served[w, t][g, k] = served[w, t].get((g, k), 0) + n
+        cost += k * H * n * hour_price(s, p) * discount(s, t)
+    for w in s.workloads:
+        if w.kind is Kind.REALTIME_INFERENCE:
+            caps = {(x.gpu, x.width): x.capacity for x in inst.widths.get(w.name, [])}
+            for t in w.window(T):
+                if not serves(s, w, served[w.name, t], caps):
+                    bad.append(f"{w.name} under-served in {t}: {served[w.name, t]}")
+
+    class_hours: dict[tuple[str, str, int | None, int], float] = defaultdict(float)
+    useful: dict[tuple[str, str, int], float] = defaultdict(float)
+    for (w, g, key, t), h in d.work.items():
+        p, j = place.get((g, key)), inst.jobs.get((w, g))
+        if p is None or j is None or not may_run(p, j.workload) or not active(s, j.workload, t):
+            bad.append(f"work {w} {g} {key} in {t}")
+            continue
+        if p.rental and t < (p.offer.available_from if p.offer else 1):
+            bad.append(f"work {w} on {key} before it is offered")
+        if p.finite:
+            class_hours[g, key, j.slot_class, t] += h
+            if j.copies >= 2 and h > NOISE and d.slots.get((g, key, j.copy_width, t), 0) < j.copies:
+                bad.append(f"deadline gang of {w} in {key} {t} without {j.copies} slots")
+        useful[w, g, t] += h * (j.spot_yield if p.spot else 1.0) / j.run_hours
+        cost += h * hour_price(s, p) * discount(s, t)
+    for ps in inst.places.values():
+        for p in ps:
+            if not p.finite:
+                continue
+            for t in s.months:
+                n = size_of(s, p, t, size) or 0
+                room = utilization(s, p) * H
+                held = sum(
+                    k * c
+                    for (g, key, k, m), c in d.slots.items()
+                    if (g, key, m) == (p.gpu, p.key, t)
+                )
+                if pinned[p.gpu, p.key, t] + held > n:
+                    bad.append(
+                        f"{p.key} in {t}: {pinned[p.gpu, p.key, t]} pinned + {held} in slots > {n}"
+                    )
+                free = room * (n - pinned[p.gpu, p.key, t] - held)
+                for (g, key, k, m), h in class_hours.items():
+                    if (g, key, m) != (p.gpu, p.key, t):
+                        continue
+                    top = free if k is None else room * k * d.slots.get((g, key, k, t), 0)
+                    if h > top * (1 + 1e-6) + 1e-6:
+                        bad.append(f"{key} in {t}: {h} h of class {k} > {top}")
+    for w in s.workloads:
+        if w.kind is Kind.REALTIME_INFERENCE:
+            continue
+        if w.one_off_training:
+            pick = d.picks.get(w.name)
+            for g in s.gpus:
+                done = sum(useful[w.name, g.name, t] for t in s.months)
+                want = 1.0 if g.name == pick else 0.0
+                if abs(done - want) > 1e-6:
+                    bad.append(f"{w.name} does {done} of its job on {g.name} (pick {pick})")
+            continue
+        for t in w.window(T):
+            runs = sum(useful[w.name, g.name, t] for g in s.gpus)
+            want = w.runs_per_month if w.runs_per_month is not None else 1.0
+            if runs < want * (1 - 1e-6):
+                bad.append(f"{w.name} does {runs} runs in {t}, needs {want}")
+    return cost, bad

@@ -1,0 +1,371 @@
+"""The enumeration itself: every integer decision within its bound, each completed greedily.
+
+See ``tests/test_optimality.py`` for why the bounds hold and why the greedy
+completion is exact; ``tests.brute_force`` has the figures and the money.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from optimizer.domain import Kind, OfferOption, Scenario
+from optimizer.results import HOUSE, Decisions, PairEstimate
+from tests.brute_force import (
+    Instance,
+    Job,
+    Place,
+    active,
+    discount,
+    hour_price,
+    instance,
+    levels,
+    may_run,
+    most_needed,
+    most_paid_hours,
+    size_of,
+    stock_cost,
+    utilization,
+)
+
+
+class TooBig(Exception):
+    """The enumeration would take too long: make the instance smaller."""
+
+
+MAX_STOCK_CHOICES = 20_000
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Paid hours of one job in one place and month at one price, up to a capacity."""
+
+    job: Job
+    place: Place
+    month: int
+    cost: float  # discounted USD per paid hour
+    hours: float  # most paid hours (math.inf uncapped)
+    units: float  # runs (one-off: whole jobs) done per paid hour
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.job.workload.name, self.job.gpu, self.place.key, self.month)
+
+
+def fill(segments: Sequence[Segment], need: float) -> tuple[float, dict] | None:
+    """Cheapest paid hours doing ``need`` runs: fractional knapsack by cost per run."""
+    cost, work = 0.0, {}
+    for seg in sorted(segments, key=lambda x: x.cost / x.units):
+        if need <= 1e-12:
+            break
+        hours = min(need / seg.units, seg.hours)
+        if hours > 0:
+            work[seg.key] = work.get(seg.key, 0.0) + hours
+            cost += hours * seg.cost
+            need -= hours * seg.units
+    if need > 1e-9:
+        return None
+    return cost, work
+
+
+@dataclass
+class MonthOption:
+    """One month's replicas and slots, its fixed and recurring cost, what one-off jobs may use."""
+
+    cost: float
+    replicas: dict = field(default_factory=dict)
+    slots: dict = field(default_factory=dict)
+    work: dict = field(default_factory=dict)
+    one_off: list[Segment] = field(default_factory=list)
+
+
+def compositions(n: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every way to write ``n`` as an ordered sum of ``parts`` counts >= 0."""
+    if parts == 0:
+        if n == 0:
+            yield ()
+        return
+    for first in range(n + 1):
+        for rest in compositions(n - first, parts - 1):
+            yield (first, *rest)
+
+
+def replica_layouts(inst: Instance, t: int, size: dict) -> list[dict]:
+    """Every placement of a minimal replica set of each service active in ``t``."""
+    s = inst.s
+    layouts: list[dict] = [{}]
+    for w in s.workloads:
+        if w.kind is not Kind.REALTIME_INFERENCE or not active(s, w, t):
+            continue
+        mine: list[dict] = []
+        for counts in inst.minimal[w.name]:
+            parts = []
+            for (g, k), n in sorted(counts.items()):
+                hosts = [
+                    p
+                    for p in inst.places[g]
+                    if may_run(p, w)
+                    and (size_of(s, p, t, size) is None or size_of(s, p, t, size) >= k)
+                ]
+                parts.append(
+                    [
+                        {
+                            (w.name, g, p.key, k, t): c
+                            for p, c in zip(hosts, split, strict=True)
+                            if c
+                        }
+                        for split in compositions(n, len(hosts))
+                    ]
+                )
+            mine += [
+                {k: v for d in combo for k, v in d.items()} for combo in itertools.product(*parts)
+            ]
+        layouts = [{**a, **b} for a in layouts for b in mine]
+    return layouts
+
+
+def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
+    """Every feasible choice of replicas and slots in ``t`` given the places' sizes."""
+    s = inst.s
+    H = s.assumptions.hours_per_month
+    df = discount(s, t)
+    jobs = [j for j in inst.jobs.values() if active(s, j.workload, t)]
+    finite = [p for ps in inst.places.values() for p in ps if p.finite]
+    found: list[MonthOption] = []
+    for layout in replica_layouts(inst, t, size):
+        pinned = {p.key: 0 for p in finite}
+        cost = 0.0
+        for (_w, g, key, k, _t), n in layout.items():
+            p = next(x for x in inst.places[g] if x.key == key)
+            if p.finite:
+                pinned[key] += k * n
+            cost += k * H * n * hour_price(s, p) * df
+        if any(pinned[p.key] > (size_of(s, p, t, size) or 0) for p in finite):
+            continue
+        # Slots: per finite place and class of a job that may run there, up to the
+        # fewest that hold its most hours (at least m for a deadline gang).
+        slot_keys, ranges = [], []
+        for p in finite:
+            room = (size_of(s, p, t, size) or 0) - pinned[p.key]
+            for j in jobs:
+                if j.gpu != p.gpu or j.slot_class is None or not may_run(p, j.workload):
+                    continue
+                k = j.copy_width
+                most = max(
+                    j.copies if j.copies >= 2 else 0,
+                    math.ceil(most_paid_hours(inst, j, p) / (utilization(s, p) * H * k) - 1e-9),
+                )
+                slot_keys.append((p, j))
+                ranges.append(range(min(most, room // k) + 1))
+        for counts in itertools.product(*ranges):
+            held = {p.key: 0 for p in finite}
+            for (p, j), n in zip(slot_keys, counts, strict=True):
+                held[p.key] += j.copy_width * n
+            if any(pinned[p.key] + held[p.key] > (size_of(s, p, t, size) or 0) for p in finite):
+                continue
+            slots = {
+                (p.gpu, p.key, j.copy_width, t): n
+                for (p, j), n in zip(slot_keys, counts, strict=True)
+            }
+            option = _complete_month(inst, t, size, jobs, pinned, held, slots)
+            if option is not None:
+                option.cost += cost
+                option.replicas = layout
+                found.append(option)
+    return found
+
+
+def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | None:
+    """Segments of each job in ``t``; recurring jobs filled here, one-off ones handed on."""
+    s = inst.s
+    H = s.assumptions.hours_per_month
+    df = discount(s, t)
+    option = MonthOption(0.0, slots={k: n for k, n in slots.items() if n})
+    for w in {j.workload.name: j.workload for j in jobs}.values():
+        segments = []
+        for j in jobs:
+            if j.workload.name != w.name:
+                continue
+            for p in inst.places[j.gpu]:
+                n = size_of(s, p, t, size)
+                if not may_run(p, w) or (p.rental and n == 0):
+                    continue
+                if n is None:
+                    hours = math.inf  # an uncapped offer hosts any gang
+                elif j.slot_class is None:
+                    hours = utilization(s, p) * H * (n - pinned[p.key] - held[p.key])
+                else:
+                    have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
+                    hours = 0.0 if have < j.copies else utilization(s, p) * H * j.copy_width * have
+                if hours > 0:
+                    y = j.spot_yield if p.spot else 1.0
+                    segments.append(Segment(j, p, t, hour_price(s, p) * df, hours, y / j.run_hours))
+        if w.one_off_training:
+            option.one_off += segments
+            continue
+        filled = fill(segments, w.runs_per_month if w.runs_per_month is not None else 1.0)
+        if filled is None:
+            return None
+        option.cost += filled[0]
+        option.work.update(filled[1])
+    return option
+
+
+# ---------------------------------------------------------------- stock
+
+
+def _purchase_choices(inst: Instance, g: str) -> list[dict]:
+    """Purchases of ``g``: at most the most GPUs the house can need in any month."""
+    s = inst.s
+    house = next((p for p in inst.places[g] if p.key == HOUSE), None)
+    if house is None:
+        return [{}]
+    most = max(most_needed(inst, house, t) for t in s.months)
+    buys = s.offers_of(g, OfferOption.BUY)
+    cells = [(o, t) for o in buys for t in s.months if t >= o.available_from]
+    found = []
+    for counts in itertools.product(range(most + 1), repeat=len(cells)):
+        if sum(counts) > most:
+            continue
+        v = {(o.offer_id, t): n for (o, t), n in zip(cells, counts, strict=True) if n}
+        if all(
+            o.max_units is None
+            or sum(n for (oid, _), n in v.items() if oid == o.offer_id) <= o.max_units
+            for o in buys
+        ):
+            found.append(v)
+    return found
+
+
+def _reservation_choices(inst: Instance, p: Place) -> list[dict]:
+    """Starts of one reserved offer: each at most what the place can need during its term."""
+    s = inst.s
+    o = p.offer
+    assert o is not None
+    term = o.term_months or 1
+    starts = [t for t in s.months if t >= o.available_from and t + term - 1 <= s.horizon_months]
+    ranges = []
+    for start in starts:
+        most = max(most_needed(inst, p, t) for t in range(start, start + term))
+        ranges.append(range((most if o.max_units is None else min(most, o.max_units)) + 1))
+    found = []
+    for counts in itertools.product(*ranges):
+        v = {(o.offer_id, st): n for st, n in zip(starts, counts, strict=True) if n}
+        busy = [sum(n for (_, st), n in v.items() if st <= t < st + term) for t in s.months]
+        if o.max_units is None or max(busy, default=0) <= o.max_units:
+            found.append(v)
+    return found
+
+
+@dataclass(frozen=True)
+class Cheapest:
+    total_cost: float
+    decisions: Decisions
+    stock_choices: int
+
+
+def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
+    """The cheapest plan over every integer choice within the bounds, or None (infeasible)."""
+    inst = instance(s, estimates)
+    a = s.assumptions
+    T = s.horizon_months
+    offers = {o.offer_id: o for o in s.offers}
+    sets = [_purchase_choices(inst, g.name) for g in s.gpus]
+    sets += [
+        _reservation_choices(inst, p)
+        for ps in inst.places.values()
+        for p in ps
+        if p.offer is not None and p.offer.option is OfferOption.RESERVED
+    ]
+    if math.prod(len(x) for x in sets) > MAX_STOCK_CHOICES:
+        raise TooBig(math.prod(len(x) for x in sets))
+    finite = [p for ps in inst.places.values() for p in ps if p.finite]
+    options_cache: dict[tuple, list[MonthOption]] = {}
+    flex_cache: dict[tuple, tuple[float, Decisions] | None] = {}
+    best: tuple[float, Decisions] | None = None
+    choices = 0
+    for combo in itertools.product(*sets):
+        choices += 1
+        buys = {k: v for d in combo[: len(s.gpus)] for k, v in d.items()}
+        reserved = {k: v for d in combo[len(s.gpus) :] for k, v in d.items()}
+        capex = sum(offers[oid].price * n for (oid, _), n in buys.items())
+        if s.budget_capex is not None and capex > s.budget_capex + 0.005:
+            continue
+        size = levels(s, buys, reserved)
+        if s.power_cap_kw is not None:
+            watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", T] for c in s.gpus)
+            if watts > s.power_cap_kw * 1000 * (1 + 1e-9):
+                continue
+        sizes = tuple(tuple(size_of(s, p, t, size) for p in finite) for t in s.months)
+        if sizes not in flex_cache:
+            per_month = []
+            for t, key in zip(s.months, sizes, strict=True):
+                if (t, key) not in options_cache:
+                    options_cache[t, key] = month_options(inst, t, size)
+                per_month.append(options_cache[t, key])
+            flex_cache[sizes] = _cheapest_flex(inst, per_month)
+        flex = flex_cache[sizes]
+        if flex is None:
+            continue
+        total = stock_cost(s, buys, reserved) + flex[0]
+        if best is None or total < best[0] - 1e-9:
+            d = flex[1]
+            best = (total, Decisions(buys, reserved, d.replicas, d.work, d.slots, d.picks))
+    return None if best is None else Cheapest(best[0], best[1], choices)
+
+
+def _cheapest_flex(
+    inst: Instance, per_month: list[list[MonthOption]]
+) -> tuple[float, Decisions] | None:
+    """Cheapest replicas, slots, picks and work given the places' sizes in every month.
+
+    Months are independent except through one-off training jobs (their one
+    covering row spans the window): a month without their segments keeps only
+    its cheapest option; others keep the cheapest option per capacity offered.
+    """
+    s = inst.s
+    one_offs = [w for w in s.workloads if w.one_off_training]
+    kept: list[list[MonthOption]] = []
+    for options in per_month:
+        if not options:
+            return None
+        by_offer: dict[tuple, MonthOption] = {}
+        for o in options:
+            sig = tuple(sorted((seg.key, seg.hours) for seg in o.one_off))
+            if sig not in by_offer or o.cost < by_offer[sig].cost:
+                by_offer[sig] = o
+        kept.append(list(by_offer.values()))
+    picks = list(
+        itertools.product(*[[g for (w2, g) in inst.jobs if w2 == w.name] for w in one_offs])
+    )
+    best: tuple[float, Decisions] | None = None
+    for chosen in itertools.product(*kept):
+        fixed = sum(o.cost for o in chosen)
+        if best is not None and fixed >= best[0]:
+            continue
+        for pick in picks:
+            total, work = fixed, {}
+            for w, g in zip(one_offs, pick, strict=True):
+                segments = [
+                    seg
+                    for o in chosen
+                    for seg in o.one_off
+                    if seg.job.workload.name == w.name and seg.job.gpu == g
+                ]
+                filled = fill(segments, 1.0)
+                if filled is None:
+                    break
+                total += filled[0]
+                work.update(filled[1])
+            else:
+                if best is None or total < best[0] - 1e-9:
+                    d = Decisions(
+                        replicas={k: v for o in chosen for k, v in o.replicas.items()},
+                        work={**{k: v for o in chosen for k, v in o.work.items()}, **work},
+                        slots={k: v for o in chosen for k, v in o.slots.items()},
+                        picks={w.name: g for w, g in zip(one_offs, pick, strict=True)},
+                    )
+                    best = (total, d)
+    return best

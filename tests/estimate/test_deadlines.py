@@ -1,0 +1,155 @@
+"""Deadline gangs (model v2 §C): a pair is out when no place of its type holds the gang.
+
+The gang is ``n = k × ceil(run GPU-hours / (k × deadline_hours))`` GPUs at once
+in one place. H100 SXM 80 GB, 989 TFLOPS; default Assumptions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from optimizer.domain import Measurement, Offer, Workload
+from optimizer.estimate.pairs import estimate_pair
+from optimizer.results import PairEstimate
+from tests.builders import gpu, measured, offer, scenario, workload
+
+H100 = gpu("H100")
+# 7B LoRA on 1 × H100: 4 × 7e9 × 1e9 / (989e12 × 0.4 × 0.9) / 3,600 = 21.8452 GPU-hours.
+LORA_HOURS = 2.8e19 / (989e12 * 0.4 * 0.9) / 3600
+
+
+def _one(
+    w: Workload, offers: list[Offer], measurements: list[Measurement] | None = None
+) -> PairEstimate:
+    return estimate_pair(scenario([H100], offers, [w], measurements), w, H100)
+
+
+def _job(**kw: Any) -> Workload:
+    # Measured: 12 GPUs a copy, 1,000 GPU-hours; at 48 h: ceil(1,000 / (12 × 48) = 1.74) = 2
+    # copies, a gang of 24 × H100.
+    return workload("pre", "pretraining", params_b=70, tokens=1e12, deadline_hours=48, **kw)
+
+
+JOB_MEASURED = [measured("pre", "H100", gpus_per_replica=12, gpu_hours=1000.0)]
+CAPPED = [
+    offer("H100", "buy", 25_000.0, max_units=8, row=2),
+    offer("H100", "on_demand", 3.0, max_units=16, row=5),
+    offer("H100", "reserved", 2.0, term_months=12, max_units=20, row=7),
+    offer("H100", "spot", 1.5, row=9),  # uncapped, but only for interruptible work
+]
+
+
+def test_a_deadline_gang_wider_than_every_place_is_ruled_out_with_numbers() -> None:
+    est = _one(_job(), CAPPED, JOB_MEASURED)
+    assert not est.allowed
+    assert est.reason == (
+        "a run of 1,000.0 GPU-hours needs 24 × H100 at once to finish within 48 h"
+        " (2 copies of 12 GPUs); the largest place is reserved row 7 with max_units 20"
+    )
+    assert est.gpus_per_replica == 12 and est.gpu_hours is None
+
+
+def test_the_house_may_be_the_largest_place() -> None:
+    offers = [
+        offer("H100", "buy", 25_000.0, max_units=10, row=2),
+        offer("H100", "buy", 24_000.0, 2, max_units=12, row=3),
+        offer("H100", "on_demand", 3.0, max_units=16, row=5),
+    ]
+    # The house may grow to 10 + 12 = 22 GPUs, still short of 24.
+    est = _one(_job(), offers, JOB_MEASURED)
+    assert est.reason.endswith(
+        "the largest place is the house, whose buy offers allow 22 GPUs in all"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "interruptible"),
+    [
+        (offer("H100", "spot", 1.5, row=9), True),  # uncapped spot, interruptible work
+        (offer("H100", "on_demand", 3.0, 2, row=10), False),  # uncapped on-demand
+        (offer("H100", "reserved", 2.0, 2, term_months=12, row=11), False),  # uncapped reserved
+        (offer("H100", "reserved", 2.0, 2, term_months=12, max_units=24, row=11), False),
+        (offer("H100", "on_demand", 3.0, 2, max_units=24, row=10), False),
+        (offer("H100", "buy", 25_000.0, 2, row=3), False),  # the house may grow without a cap
+        (offer("H100", "buy", 25_000.0, 2, max_units=16, row=3), False),  # house: 8 + 16 = 24
+    ],
+)
+def test_one_place_that_holds_the_gang_keeps_the_pair(extra: Any, interruptible: bool) -> None:
+    offers = [o for o in CAPPED if o.option.value != "spot"] + [extra]
+    est = _one(_job(interruptible=interruptible), offers, JOB_MEASURED)
+    assert est.allowed and est.gpu_hours == 1000.0
+
+
+def test_uncapped_spot_holds_only_interruptible_work() -> None:
+    assert not _one(_job(), CAPPED, JOB_MEASURED).allowed
+    assert _one(_job(interruptible=True), CAPPED, JOB_MEASURED).allowed
+
+
+def test_a_type_without_a_place_for_the_workload_stays_allowed() -> None:
+    # No offers at all, or only spot for work that is not interruptible: the model just
+    # cannot use the type (as for any pair without offers).
+    assert _one(_job(), [], JOB_MEASURED).allowed
+    assert _one(_job(), [offer("H100", "spot", 1.5, max_units=4)], JOB_MEASURED).allowed
+
+
+def test_without_a_deadline_the_places_are_not_looked_at() -> None:
+    job = workload("pre", "pretraining", params_b=70, tokens=1e12)
+    assert _one(job, CAPPED, JOB_MEASURED).allowed
+
+
+def test_one_off_training_gang_of_one_gpu_copies() -> None:
+    # 21.8452 GPU-hours within 2 h: ceil(10.92) = 11 copies of 1 GPU; on-demand holds 8.
+    job = workload("lora", "lora", params_b=7, tokens=1e9, deadline_hours=2)
+    est = _one(job, [offer("H100", "on_demand", 3.0, max_units=8, row=4)])
+    assert not est.allowed
+    assert est.reason == (
+        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 11 × H100 at once to finish within 2 h"
+        " (11 copies of 1 GPU); the largest place is on_demand row 4 with max_units 8"
+    )
+    # Within 3 h: ceil(7.28) = 8 copies, which on-demand holds.
+    job3 = workload("lora", "lora", params_b=7, tokens=1e9, deadline_hours=3)
+    assert _one(job3, [offer("H100", "on_demand", 3.0, max_units=8, row=4)]).allowed
+
+
+def test_recurring_runs_size_the_gang_by_one_run() -> None:
+    # runs_per_month = 4: tokens and gpu_hours are per run (21.8452 GPU-hours), not per month
+    # (87.4): within 3 h a gang of 8 fits 8 GPUs; within 2.5 h ceil(8.74) = 9 does not.
+    cap8 = [offer("H100", "reserved", 2.0, term_months=12, max_units=8, row=6)]
+    run3 = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=3)
+    est = _one(run3, cap8)
+    assert est.allowed and est.gpu_hours == pytest.approx(LORA_HOURS)
+    run25 = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=2.5)
+    assert _one(run25, cap8).reason.startswith(
+        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 9 × H100 at once to finish within 2.5 h"
+    )
+    # A measured gpu_hours is per run too: 16 GPU-hours within 3 h = 6 copies.
+    rec = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=3)
+    assert _one(rec, cap8, [measured("lora", "H100", gpu_hours=16.0)]).allowed
+
+
+def test_batch_inference_gang_by_a_months_tokens() -> None:
+    # 2 × 8e9 × 1e10 / (989e12 × 0.5) / 3,600 = 89.877 GPU-hours a month (one run).
+    # Within 10 h: ceil(8.99) = 9 copies > 8 on-demand GPUs; within 12 h: ceil(7.49) = 8.
+    od8 = [offer("H100", "on_demand", 3.0, max_units=8, row=3)]
+    slow = workload("batch", "batch_inference", params_b=8, tokens=1e10, deadline_hours=12)
+    assert _one(slow, od8).allowed
+    fast = workload("batch", "batch_inference", params_b=8, tokens=1e10, deadline_hours=10)
+    est = _one(fast, od8)
+    assert not est.allowed
+    assert est.reason == (
+        "a run of 89.9 GPU-hours needs 9 × H100 at once to finish within 10 h"
+        " (9 copies of 1 GPU); the largest place is on_demand row 3 with max_units 8"
+    )
+
+
+def test_a_copy_wider_than_every_place_needs_no_second_copy_to_be_out() -> None:
+    # 12 GPUs a copy, 100 GPU-hours within 48 h: one copy, still wider than 8 GPUs anywhere.
+    offers = [offer("H100", "on_demand", 3.0, max_units=8, provider="Lambda")]
+    est = _one(_job(), offers, [measured("pre", "H100", gpus_per_replica=12, gpu_hours=100.0)])
+    assert est.reason == (
+        "a run of 100.0 GPU-hours needs 12 × H100 at once to finish within 48 h"
+        " (one copy of 12 GPUs); the largest place is on_demand offer H100|on_demand|1 (Lambda)"
+        " with max_units 8"
+    )

@@ -1,0 +1,314 @@
+"""Model v2 in the result workbook and the JSON: places, widths, replicas, load, slots.
+
+Hand-built plans (``tests.fake_plans``) pin the layout; a real solve, checked
+by the independent checker, shows that every new cell equals the plan's own
+figure exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.worksheet import Worksheet
+
+from optimizer.domain import Scenario
+from optimizer.reports.assignments_sheet import HEADERS as ASSIGNMENT_HEADERS
+from optimizer.reports.fleet_sheet import PLACES_HEADERS, PLACES_TITLE, slots_text
+from optimizer.reports.report_json import run_to_json
+from optimizer.reports.result_shared import place_label
+from optimizer.reports.result_workbook import write_result_workbook
+from optimizer.results import AssignmentRow, PlaceRow, Plan, RunResult
+from tests.builders import gpu, offer, scenario, workload
+from tests.fake_plans import (
+    CHAT_LOAD,
+    CHAT_REPLICAS,
+    CHAT_TPS,
+    fake_plan,
+    fake_run,
+    infeasible_plan,
+)
+
+EVIL = '=HYPERLINK("http://x","y")'
+# XlsxWriter stores a number with 16 significant digits (Excel keeps 15), so
+# a float read back equals the plan's to the last digit the file holds.
+DIGITS = 1e-15
+
+
+def same(value: object) -> object:
+    """``value`` to the digits a workbook keeps: ints and text exactly, floats to 1e-15."""
+    return pytest.approx(value, rel=DIGITS, abs=0) if isinstance(value, float) else value
+
+
+REPLICAS_LABEL = "{}: replicas (most in a month)"
+LOAD_LABEL = "{}: peak load (% of serving capacity)"
+
+
+def _write(tmp_path: Path, run: RunResult, name: str = "results.xlsx") -> Path:
+    path = tmp_path / name
+    write_result_workbook(path, run)
+    return path
+
+
+def _row_by_label(ws: Worksheet, label: str) -> list[object]:
+    for row in ws.iter_rows(values_only=True):
+        if row[0] == label:
+            return list(row[1:])
+    raise AssertionError(f"no row labelled {label!r} in {ws.title}")
+
+
+def _places_block(ws: Worksheet) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
+    """The header and data rows of the places block under the fleet table."""
+    rows = list(ws.iter_rows(max_col=len(PLACES_HEADERS), values_only=True))
+    top = next(i for i, r in enumerate(rows) if r[0] == PLACES_TITLE)
+    data = []
+    for r in rows[top + 2 :]:
+        if r[1] is None:  # a note, or the end of the block
+            break
+        data.append(r)
+    return rows[top + 1], data
+
+
+def _assignment_cells(a: AssignmentRow) -> tuple[object, ...]:
+    values = (place_label(a.place), a.offer, a.copy_width, a.width, a.replicas, a.load)
+    return tuple(same(v) for v in values)
+
+
+def _expected_place_row(p: PlaceRow) -> tuple[object, ...]:
+    text = slots_text(p.slots) or None
+    return (p.gpu, p.month, place_label(p.place), p.offer, p.size, p.pinned, p.free, text)
+
+
+# --- hand-built plan ------------------------------------------------------
+
+
+def test_slots_read_as_count_times_gpus_widest_first() -> None:
+    assert slots_text({3: 1, 16: 2}) == "2 × 16 GPUs, 1 × 3 GPUs"
+    assert slots_text({1: 3}) == "3 × 1 GPU"
+    assert slots_text({}) == "" and slots_text({4: 0}) == ""
+
+
+def test_assignments_show_place_offer_widths_replicas_and_load(tmp_path: Path) -> None:
+    plan = fake_plan()
+    path = _write(tmp_path, fake_run(plan))
+    ws = openpyxl.load_workbook(path, data_only=True)["base Assignments"]
+    header = next(ws.iter_rows(max_row=1, values_only=True))
+    assert header == ASSIGNMENT_HEADERS
+    assert header[3:9] == (
+        "Place",
+        "Offer",
+        "Copy width (GPUs one copy needs)",
+        "Width (GPUs held at once)",
+        "Replicas (serving)",
+        "Serving load (% of capacity)",
+    )
+    rows = list(ws.iter_rows(min_row=2, max_row=1 + len(plan.assignments), values_only=True))
+    for a, row in zip(plan.assignments, rows, strict=True):
+        assert row[:3] == (a.workload, a.gpu, a.month)
+        assert row[3:9] == _assignment_cells(a)  # exactly the plan's figures
+        assert row[9] == same(a.gpu_hours)
+    chat, lora = rows[0], rows[-1]
+    assert chat[3:9] == ("house", None, 1, 1, CHAT_REPLICAS, same(CHAT_LOAD))
+    assert lora[3:9] == ("on-demand", "Acme Cloud", 2, 2, None, None)
+    assert ws["I2"].number_format == "0.0%"
+
+
+def test_fleet_sheet_lists_every_finite_place_and_month_under_the_fleet_table(
+    tmp_path: Path,
+) -> None:
+    plan = fake_plan()
+    path = _write(tmp_path, fake_run(plan))
+    ws = openpyxl.load_workbook(path, data_only=True)["base Fleet"]
+    header, rows = _places_block(ws)
+    assert header == PLACES_HEADERS
+    assert rows == [_expected_place_row(p) for p in plan.places]
+    assert rows[0] == ("H100", 1, "house", None, 2, 2, 0, None)
+    assert rows[3] == ("L40S", 1, "on-demand", "Acme Cloud", 4, 0, 4, "1 × 2 GPUs")
+    tables = openpyxl.load_workbook(path)["base Fleet"].tables
+    assert set(tables) == {"Fleet_1", "Places_1"}
+    fleet_rows = 6  # H100 and L40S, 3 months each
+    assert tables["Places_1"].ref == f"A{fleet_rows + 4}:H{fleet_rows + 4 + len(plan.places)}"
+
+
+def test_a_plan_without_finite_places_says_so(tmp_path: Path) -> None:
+    plan = replace(fake_plan(), places=())
+    ws = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)), data_only=True)["base Fleet"]
+    values = [v for row in ws.iter_rows(values_only=True) for v in row if v]
+    assert PLACES_TITLE in values
+    assert "No owned, reserved or capped rental GPUs: every GPU is rented by the hour." in values
+
+
+def test_summary_says_how_many_replicas_serve_and_at_what_load(tmp_path: Path) -> None:
+    a, b = fake_plan("a"), fake_plan("b", scale=2.0)
+    ws = openpyxl.load_workbook(
+        _write(tmp_path, fake_run(a, b, infeasible_plan("c"))), data_only=True
+    )["Summary"]
+    assert _row_by_label(ws, REPLICAS_LABEL.format("chat-8b")) == [CHAT_REPLICAS] * 2 + [None]
+    assert _row_by_label(ws, LOAD_LABEL.format("chat-8b")) == [same(CHAT_LOAD)] * 2 + [None]
+    target = _row_by_label(ws, "Target load (% of serving capacity; the plan stays at or below it)")
+    assert target == [0.8, 0.8, 0.8]
+    assert all(r[0] != REPLICAS_LABEL.format("lora-7b") for r in ws.iter_rows(values_only=True))
+
+
+def test_options_list_each_serving_width_with_its_capacity_latency_and_reason(
+    tmp_path: Path,
+) -> None:
+    plan = fake_plan()
+    ws = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)), data_only=True)["base Options"]
+    rows = [r for r in ws.iter_rows(min_row=2, max_row=7, values_only=True)]
+    assert [(r[0], r[1], r[5]) for r in rows] == [
+        ("chat-8b", "H100", 1),
+        ("chat-8b", "H100", 2),
+        ("chat-8b", "L40S", 1),
+        ("chat-8b", "L40S", 2),
+        ("lora-7b", "H100", 1),
+        ("lora-7b", "L40S", 2),
+    ]
+    h100 = plan.options[0]
+    one, two = rows[0], rows[1]
+    assert one[2] == "yes" and not one[3] and one[7] == same(CHAT_TPS) and one[8] == 6.25
+    assert one[14] == "✔" and one[12] is not None  # the width the plan serves at, priced
+    assert two[2] == "no" and two[3] == h100.widths[1].reason
+    assert two[7] == same(h100.widths[1].tokens_per_second_per_replica) and two[8] == 3.4
+    assert two[12] is None and two[14] is None  # out: neither priced nor chosen
+    assert str(rows[2][3]).startswith("batch-1 decode takes 20.5 ms")
+    assert rows[3][7] == 900.5 and rows[3][8] == 12.5
+
+
+def test_offer_names_from_users_stay_text(tmp_path: Path) -> None:
+    plan = fake_plan(provider=EVIL)
+    wb = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)))
+    found = []
+    for title in ("base Assignments", "base Fleet"):
+        for row in wb[title].iter_rows():
+            for cell in row:
+                if cell.value == EVIL:
+                    assert cell.data_type == "s" and cell.quotePrefix, (title, cell.coordinate)
+                    found.append(title)
+    assert set(found) == {"base Assignments", "base Fleet"}
+
+
+# --- a real solve ---------------------------------------------------------
+
+
+def v2_fleet() -> Scenario:
+    """Serving with at least 2 replicas, a recurring deadline job in slots, batch on spot."""
+    return scenario(
+        [
+            gpu("H100"),
+            gpu(
+                "L40S",
+                vram_gb=48.0,
+                fp16_tflops=362.0,
+                memory_bandwidth_gbs=864.0,
+                tdp_w=350.0,
+                nvlink=False,
+            ),
+        ],
+        [
+            offer("H100", "buy", 25_000.0, provider="Rack Vendor"),
+            offer("H100", "reserved", 1.2, term_months=6, provider="Cloud R"),
+            offer("H100", "on_demand", 3.15),
+            offer("L40S", "on_demand", 1.5, provider="Cloud L"),
+            offer("L40S", "spot", 0.6),
+        ],
+        [
+            workload(
+                "chat-8b",
+                "realtime_inference",
+                params_b=8,
+                tokens_per_second=6000.0,
+                latency_ms=50.0,
+                min_replicas=2,
+            ),
+            workload(
+                "ft-13b",
+                "fine_tuning",
+                params_b=13,
+                tokens=1e10,
+                runs_per_month=4,
+                deadline_hours=200.0,
+                end_month=6,
+            ),
+            workload("batch-8b", "batch_inference", params_b=8, tokens=2e10, interruptible=True),
+        ],
+        name="v2",
+        horizon_months=12,
+    )
+
+
+@pytest.fixture(scope="module")
+def real_plan() -> Plan:
+    from tests.checked import solve_checked
+
+    plan = solve_checked(v2_fleet())
+    assert plan.status.has_plan
+    return plan
+
+
+def test_a_real_plan_shows_its_places_widths_replicas_and_load(
+    tmp_path: Path, real_plan: Plan
+) -> None:
+    plan = real_plan
+    # The scenario is built so every v2 figure shows: replicas, a gang wider than its copy, slots.
+    assert any(a.replicas for a in plan.assignments)
+    assert any(a.width > a.copy_width for a in plan.assignments)
+    assert any(p.slots for p in plan.places)
+    path = _write(tmp_path, fake_run(plan, with_baselines=False))
+    wb = openpyxl.load_workbook(path, data_only=True)
+    rows = list(
+        wb["v2 Assignments"].iter_rows(
+            min_row=2, max_row=1 + len(plan.assignments), values_only=True
+        )
+    )
+    for a, row in zip(plan.assignments, rows, strict=True):
+        assert row[:3] == (a.workload, a.gpu, a.month)
+        assert row[3:9] == _assignment_cells(a)
+    _, places = _places_block(wb["v2 Fleet"])
+    assert places == [_expected_place_row(p) for p in plan.places]
+    serving = {a.workload for a in plan.assignments if a.replicas is not None}
+    for w in serving:
+        per_month: dict[int, int] = {}
+        for a in plan.assignments:
+            if a.workload == w and a.replicas is not None:
+                per_month[a.month] = per_month.get(a.month, 0) + a.replicas
+        loads = [a.load for a in plan.assignments if a.workload == w and a.load is not None]
+        assert _row_by_label(wb["Summary"], REPLICAS_LABEL.format(w)) == [max(per_month.values())]
+        assert _row_by_label(wb["Summary"], LOAD_LABEL.format(w)) == [same(max(loads))]
+        assert min(per_month.values()) >= 2  # min_replicas
+        assert 0 < max(loads) <= plan.scenario.assumptions.target_load + 1e-9
+    widths = sum(len(o.widths) or 1 for o in plan.options)
+    options = list(wb["v2 Options"].iter_rows(min_row=2, max_row=1 + widths, values_only=True))
+    assert all(r[0] is not None for r in options)
+    assert wb["v2 Options"].cell(row=widths + 2, column=1).value is None
+
+
+def test_a_real_plans_json_carries_places_and_widths(real_plan: Plan) -> None:
+    plan = real_plan
+    d = json.loads(run_to_json(fake_run(plan, with_baselines=False)))["scenarios"][0]
+    assert [
+        (r["gpu"], r["month"], r["place"], r["offer"], r["size"], r["pinned"], r["free"])
+        for r in d["places"]
+    ] == [(p.gpu, p.month, p.place, p.offer, p.size, p.pinned, p.free) for p in plan.places]
+    assert [{int(k): v for k, v in r["slots"].items()} for r in d["places"]] == [
+        p.slots for p in plan.places
+    ]
+    for row, a in zip(d["assignments"], plan.assignments, strict=True):
+        assert (row["place"], row["offer"], row["copy_width"], row["width"], row["load"]) == (
+            a.place,
+            a.offer,
+            a.copy_width,
+            a.width,
+            a.load,
+        )
+    realtime = [o for o in plan.options if o.widths]
+    assert realtime
+    for pair in realtime:
+        rows = [o for o in d["options"] if (o["workload"], o["gpu"]) == (pair.workload, pair.gpu)]
+        assert [r["gpus_per_replica"] for r in rows] == [w.width for w in pair.widths]
+        assert [r["tokens_per_second_per_replica"] for r in rows] == [
+            w.tokens_per_second_per_replica for w in pair.widths
+        ]

@@ -1,0 +1,206 @@
+"""The six undeployable plans of issue 13, each now impossible (model v2 §A–§D).
+
+v1 pooled GPU-hours per type and month, so each of these plans was "optimal"
+and passed the checker. Every test here solves through the independent
+checker (``tests.checked.solve_checked``) and then asserts the physical
+layout from the plan's decisions: the failure it guards against would pass a
+v1 checker, and each assertion fails on the v1 plan described in its docstring.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+import pytest
+
+from optimizer.domain import Scenario
+from optimizer.results import HOUSE, Decisions, Plan, SolveStatus
+from tests.builders import BARE, gpu, measured, offer, scenario, workload
+from tests.checked import solve_checked
+
+H = 730.0
+
+
+def _decisions(plan: Plan) -> Decisions:
+    assert plan.status is SolveStatus.OPTIMAL
+    assert plan.decisions is not None
+    return plan.decisions
+
+
+def _place_sizes(plan: Plan) -> dict[tuple[str, str, int], int]:
+    """GPUs each finite place holds in each month, from the decisions alone."""
+    s, d = plan.scenario, _decisions(plan)
+    offers = {o.offer_id: o for o in s.offers}
+    sizes: dict[tuple[str, str, int], int] = defaultdict(int)
+    for (oid, month), n in d.purchases.items():
+        for t in range(month, s.horizon_months + 1):
+            sizes[(offers[oid].gpu, HOUSE, t)] += n
+    for (oid, start), n in d.reservations.items():
+        for t in range(start, start + (offers[oid].term_months or 0)):
+            sizes[(offers[oid].gpu, oid, t)] += n
+    return sizes
+
+
+def _assert_every_gang_fits_its_place(plan: Plan, widths: dict[str, int]) -> None:
+    """Work of a gang of ``widths[w]`` GPUs never sits in an owned or reserved place smaller than that."""
+    sizes = _place_sizes(plan)
+    for (w, g, key, t), hours in _decisions(plan).work.items():
+        if hours > 0 and (g, key, t) in sizes:
+            assert sizes[(g, key, t)] >= widths[w], (w, key, t, sizes[(g, key, t)])
+
+
+def _jobs_on_cheap_capacity(option: str) -> Scenario:
+    """A cheap finite place (one reserved or bought H100) beside expensive on-demand H100s."""
+    cheap = (
+        offer("H100", "reserved", 0.5, term_months=1, max_units=1)
+        if option == "reserved"
+        else offer("H100", "buy", 100.0, max_units=1)
+    )
+    return scenario(
+        [gpu("H100")],
+        [cheap, offer("H100", "on_demand", 9.0)],
+        [
+            workload("ft-2gpu", "fine_tuning", params_b=8, tokens=1e9),
+            workload("lora-3gpu", "lora", params_b=70, tokens=1e9),
+            workload("embed", "batch_inference", params_b=1, tokens=1e9),
+        ],
+        [
+            measured("ft-2gpu", "H100", gpus_per_replica=2, gpu_hours=343.0),
+            measured("lora-3gpu", "H100", gpus_per_replica=3, gpu_hours=118.5),
+            measured("embed", "H100", gpu_hours=200.0),
+        ],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+
+
+@pytest.mark.parametrize("option", ["reserved", "buy"])
+def test_multi_gpu_jobs_never_ride_on_one_cheap_gpu(option: str) -> None:
+    """v1 put a 2-GPU fine-tune and a 3-GPU LoRA on ONE reserved (or bought) H100:
+    697 of its 730 hours, so the hours "fit". Now each gang needs a slot of
+    its width, which one GPU cannot give; the single GPU does the 1-GPU job."""
+    plan = solve_checked(_jobs_on_cheap_capacity(option))
+    d = _decisions(plan)
+    _assert_every_gang_fits_its_place(plan, {"ft-2gpu": 2, "lora-3gpu": 3, "embed": 1})
+    on_demand = "H100|on_demand|1"
+    assert d.work[("ft-2gpu", "H100", on_demand, 1)] == pytest.approx(343.0)
+    assert d.work[("lora-3gpu", "H100", on_demand, 1)] == pytest.approx(118.5)
+    cheap = HOUSE if option == "buy" else "H100|reserved|1"
+    assert d.work[("embed", "H100", cheap, 1)] == pytest.approx(200.0)
+    # Cost to the cent: the gangs rented at $9/h, the 1-GPU job on the cheap GPU.
+    cheap_cost = 0.5 * H if option == "reserved" else 100.0
+    assert plan.total_cost == pytest.approx(9.0 * (343.0 + 118.5) + cheap_cost, abs=0.005)
+
+
+def _serving(**kw: object) -> Scenario:
+    return scenario(
+        [gpu("H200", vram_gb=141.0, memory_bandwidth_gbs=4800.0)],
+        [
+            offer("H200", "buy", 1_000.0, max_units=1),  # one cheap owned GPU
+            offer("H200", "on_demand", 5.0),
+        ],
+        [workload("chat-70b", "realtime_inference", params_b=70, tokens_per_second=1500.0, **kw)],
+        [measured("chat-70b", "H200", gpus_per_replica=2, tokens_per_second_per_replica=1812.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+
+
+def test_a_replica_is_never_half_owned_half_rented() -> None:
+    """v1 filled a 2 × H200 tensor-parallel replica with one owned and one rented
+    GPU. A replica now runs wholly in one place: with one H200 owned at most,
+    the 2-wide replica is rented whole."""
+    plan = solve_checked(_serving())
+    d = _decisions(plan)
+    sizes = _place_sizes(plan)
+    for (_w, g, key, width, t), n in d.replicas.items():
+        if key == HOUSE:
+            assert width * n <= sizes[(g, HOUSE, t)]
+    assert d.replicas == {("chat-70b", "H200", "H200|on_demand|1", 2, 1): 2}
+
+
+def test_serving_runs_at_or_below_target_load_with_min_replicas() -> None:
+    """v1 served 1,500 tokens/s with ONE replica rated 1,812 (83 % busy, no
+    headroom left for a burst, and no spare replica). At target_load 0.8 one
+    replica may carry 1,449.6 tokens/s, so two are needed; min_replicas 3
+    asks for a third."""
+    plan = solve_checked(_serving(min_replicas=3))
+    d = _decisions(plan)
+    assert sum(d.replicas.values()) == 3
+    loads = [a.load for a in plan.assignments if a.workload == "chat-70b"]
+    assert loads and all(x == pytest.approx(1500.0 / (3 * 1812.0)) for x in loads)
+    plan = solve_checked(_serving())
+    assert sum(_decisions(plan).replicas.values()) == 2
+    assert max(a.load or 0.0 for a in plan.assignments) <= 0.8
+
+
+def test_no_rented_hours_top_up_an_owned_replica() -> None:
+    """v1 ran owned serving GPUs at the 95 % cap and bought the other 5 % as
+    rented hours. A replica in the house pins its GPUs for the whole month:
+    the plan rents no on-demand hours for a workload served in the house."""
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 100.0), offer("H100", "on_demand", 3.0)],
+        [workload("chat", "realtime_inference", params_b=8, tokens_per_second=500.0)],
+        [measured("chat", "H100", gpus_per_replica=1, tokens_per_second_per_replica=1000.0)],
+        assumptions=replace(BARE, max_utilization=0.95),
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    d = _decisions(plan)
+    assert d.replicas == {("chat", "H100", HOUSE, 1, 1): 1, ("chat", "H100", HOUSE, 1, 2): 1}
+    assert not d.work
+    assert all(f.rented_hours == 0 for f in plan.fleet)
+    assert all(f.owned_utilization == pytest.approx(1.0) for f in plan.fleet if f.owned)
+
+
+def test_recurring_runs_happen_every_month_not_at_the_end() -> None:
+    """v1 had no recurring runs: a weekly fine-tune typed as one job over 24
+    months was done entirely in the last months, on a GPU bought late for its
+    residual credit. With runs_per_month every month does its runs."""
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "on_demand", 2.0)],
+        [workload("weekly-ft", "lora", params_b=8, tokens=1e8, runs_per_month=4.3)],
+        [measured("weekly-ft", "H100", gpu_hours=10.0)],
+        assumptions=BARE,
+        horizon_months=6,
+    )
+    plan = solve_checked(s)
+    d = _decisions(plan)
+    per_month = defaultdict(float)
+    for (_w, _g, _key, t), hours in d.work.items():
+        per_month[t] += hours
+    assert per_month == {t: pytest.approx(43.0) for t in range(1, 7)}
+    assert plan.total_cost == pytest.approx(6 * 43.0 * 2.0, abs=0.005)
+
+
+def test_a_deadline_sets_the_gang_and_its_slots() -> None:
+    """A nightly 48-GPU-hour job that must finish in 12 hours needs 4 one-GPU
+    copies at once: in the house (cheap, owned) it holds 4 slots, so the
+    house must own at least 4 GPUs; v1 would have run it on 1 GPU."""
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 100.0), offer("H100", "on_demand", 50.0)],
+        [
+            workload(
+                "nightly",
+                "batch_inference",
+                params_b=8,
+                tokens=1e9,
+                runs_per_month=1,
+                deadline_hours=12.0,
+            )
+        ],
+        [measured("nightly", "H100", gpu_hours=48.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+    plan = solve_checked(s)
+    d = _decisions(plan)
+    assert d.purchases == {("H100|buy|1", 1): 4}
+    assert d.slots == {("H100", HOUSE, 1, 1): 4}
+    assert d.work == {("nightly", "H100", HOUSE, 1): pytest.approx(48.0)}
+    (row,) = plan.assignments
+    assert (row.copy_width, row.width, row.place) == (1, 4, "house")
