@@ -121,6 +121,20 @@ class Workload:
     end_month: int | None = None  # None: the scenario's horizon
     interruptible: bool = False
     vram_gb: float | None = None  # replaces the memory estimate
+    # model v2 §B-§C: serving availability, recurring runs, deadlines
+    min_replicas: int = 1  # realtime: fewest replicas in every month of the window
+    runs_per_month: float | None = None  # training kinds, batch: recurring runs a month (average)
+    deadline_hours: float | None = None  # training kinds, batch: wall-clock hours one run may take
+
+    @property
+    def recurring(self) -> bool:
+        """Recurring work (runs_per_month given): every month of the window does its runs."""
+        return self.runs_per_month is not None
+
+    @property
+    def one_off_training(self) -> bool:
+        """A training job done once over its window, on one GPU type (v1's rule)."""
+        return self.kind.is_training and self.runs_per_month is None
 
     def window(self, horizon_months: int) -> range:
         """Months (1-based, inclusive) in which this workload's work happens."""
@@ -174,6 +188,7 @@ class Assumptions:
     training_state_bytes_per_param: float = 16.0
     inference_overhead: float = 0.20
     kv_kib_per_token_8b: float = 128.0
+    target_load: float = 0.8  # model v2 §B: serving capacity >= demand / target_load
 
     def bytes_per_param(self, precision: Precision) -> float:
         value: float = getattr(self, f"bytes_per_param_{precision.value}")

@@ -16,7 +16,7 @@ from typing import Any
 import openpyxl
 import pytest
 
-from optimizer.inputs.reader import normalize_header
+from optimizer.inputs.cells import normalize_header
 from tests.written_workbooks import record_writers
 
 # Before any test module imports a writer: remember every workbook the suite writes.

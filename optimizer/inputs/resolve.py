@@ -4,9 +4,10 @@ Precedence, lowest first: built-in defaults, the Assumptions sheet, the
 scenario's row in Scenarios (non-blank cells), the scenario file. Every
 assumption's source is kept (``Scenario.assumption_sources``). After every
 override, each scenario is checked on its own: windows inside its horizon,
-and ``params_b`` given wherever a GPU type of the scenario would need the
-estimate. References in the scenario file (base, names, offers) are checked
-here, because only here are the workbook and the file seen together.
+a recurring run's deadline inside a month, and ``params_b`` given wherever
+a GPU type of the scenario would need the estimate. References in the
+scenario file (base, names, offers) are checked here, because only here are
+the workbook and the file seen together.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 
 from optimizer.domain import Assumptions, Kind, Measurement, Offer, Scenario, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.reader import ScenarioRow, Where, WorkbookData, suggestion
+from optimizer.inputs.cells import Where, suggestion
+from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.schema import ASSUMPTIONS
+from optimizer.inputs.sheets import ScenarioRow
 
 IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
 
@@ -185,6 +188,42 @@ def window_problems(
                     f"a month from 1 to {horizon}",
                 )
             )
+    return problems
+
+
+def deadline_problems(
+    built: Sequence[tuple[Scenario, Mapping[str, Where], str | None]],
+) -> list[Problem]:
+    """Recurring runs whose deadline is longer than a month's working hours (after every override).
+
+    One problem per workload and limit, naming every scenario where it is too long.
+    """
+    found: dict[tuple[str, str, float, float], tuple[Workload, Where, list[str]]] = {}
+    for scenario, wheres, _ in built:
+        a = scenario.assumptions
+        hours = a.max_utilization * a.hours_per_month
+        for w in scenario.workloads:
+            where = wheres.get(w.name)
+            if where is None or w.runs_per_month is None or w.deadline_hours is None:
+                continue
+            # A hair of slack, so that the limit the message states is itself accepted.
+            if w.deadline_hours > hours * (1 + 1e-9):
+                key = (w.name, where.label, a.max_utilization, a.hours_per_month)
+                found.setdefault(key, (w, where, []))[2].append(scenario.name)
+    problems = []
+    for (_, _, utilization, per_month), (w, where, scenarios) in found.items():
+        hours = utilization * per_month
+        named = ", ".join(repr(s) for s in scenarios)
+        problems.append(
+            where.at(
+                "deadline_hours",
+                f"scenario{'s' if len(scenarios) > 1 else ''} {named}: longer than a month's "
+                f"{hours:g} working hours (max_utilization {utilization:g} × hours_per_month "
+                f"{per_month:g}); a recurring run (runs_per_month given) must fit inside a month",
+                w.deadline_hours,
+                f"a number > 0, at most {hours:g} (hours)",
+            )
+        )
     return problems
 
 
@@ -395,6 +434,7 @@ def check_scenarios(
                 needs.setdefault((w.name, missing), []).append(scenario.name)
                 all_wheres[w.name] = located[w.name]
                 needy[w.name] = w
+    problems.extend(deadline_problems(built))
     problems.extend(_params_problems(needs, needy, all_wheres))
     return tuple(s for s, _, _ in built), problems
 

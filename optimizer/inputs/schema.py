@@ -222,7 +222,7 @@ WORKLOADS = Sheet(
         Column(
             "tokens",
             ColumnType.NUMBER,
-            "Training kinds: tokens of the whole job; batch_inference: tokens per month.",
+            "Training kinds: tokens of the whole job; batch_inference: tokens per month; with runs_per_month: tokens per run.",
             unit="tokens",
             minimum=0,
             positive=True,
@@ -283,6 +283,32 @@ WORKLOADS = Sheet(
             positive=True,
             default_text="none",
         ),
+        Column(
+            "min_replicas",
+            ColumnType.INTEGER,
+            "realtime_inference: fewest replicas in every month of the window, also when demand is 0; 2 or more keeps serving up when one replica fails.",
+            unit="replicas",
+            default=1,
+            minimum=1,
+        ),
+        Column(
+            "runs_per_month",
+            ColumnType.NUMBER,
+            "Training kinds and batch_inference: recurring runs a month, an average rate (runs may be split over GPU types); tokens and a measured gpu_hours are then per run.",
+            unit="runs",
+            minimum=0,
+            positive=True,
+            default_text="none: training is one job over its window, batch_inference one run a month",
+        ),
+        Column(
+            "deadline_hours",
+            ColumnType.NUMBER,
+            "Training kinds and batch_inference: wall-clock hours one run may take; sets how many GPUs a run holds at once.",
+            unit="hours",
+            minimum=0,
+            positive=True,
+            default_text="none",
+        ),
     ),
 )
 
@@ -308,7 +334,7 @@ THROUGHPUT = Sheet(
         Column(
             "gpu_hours",
             ColumnType.NUMBER,
-            "Training kinds: GPU-hours of the whole job, all GPUs counted; batch_inference: GPU-hours per month.",
+            "Training kinds: GPU-hours of the whole job, all GPUs counted; batch_inference: GPU-hours per month; with runs_per_month: GPU-hours per run.",
             unit="GPU-hours",
             minimum=0,
             positive=True,
@@ -559,6 +585,15 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "KiB per token",
         "KV cache of Llama-3-8B at bf16 ≈ 0.125 MiB per token",
         positive=True,
+    ),
+    AssumptionKey(
+        "target_load",
+        0.8,
+        "fraction of rated throughput",
+        "serving replicas run at most at 80 % of rated throughput, leaving headroom for bursts (assumption)",
+        fraction=True,
+        positive=True,
+        at_most_one=True,
     ),
 )
 

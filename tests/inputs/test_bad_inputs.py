@@ -636,3 +636,225 @@ def test_utf16_xml_member(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         original = archive.read("xl/worksheets/sheet1.xml")
     _rewrite_member(path, "xl/worksheets/sheet1.xml", original, original.decode().encode("utf-16"))
     assert "member xl/worksheets/sheet1.xml is not UTF-8 XML" in _validate_fails(path, capsys)
+
+
+# ---------------------------------------------------------------- model v2 fields (v2 §B, §C)
+
+_NOT_REALTIME = "is only for training and batch_inference workloads, not realtime_inference"
+_TARGET_LOAD = "a number > 0, at most 1 (fraction of rated throughput)"
+_PERCENT = "must be at most 1 (fractions are plain numbers: 0.05 is 5 %)"
+
+# (id, cell edits, the one problem stderr reports, after "input.xlsx, ")
+V2_CASES: list[tuple[str, list[Edit], str]] = [
+    (
+        "runs_per_month on a realtime row",
+        [("Workloads", 3, "runs_per_month", 4)],
+        f"sheet Workloads, cell M3, column runs_per_month: {_NOT_REALTIME} (found 4.0); "
+        "expected blank",
+    ),
+    (
+        "deadline_hours on a realtime row",
+        [("Workloads", 3, "deadline_hours", 24)],
+        f"sheet Workloads, cell M3, column deadline_hours: {_NOT_REALTIME} (found 24.0); "
+        "expected blank",
+    ),
+    (
+        "min_replicas on a training row",
+        [("Workloads", 2, "min_replicas", 2)],
+        "sheet Workloads, cell M2, column min_replicas: is only for realtime_inference "
+        "workloads, not lora (found 2); expected blank",
+    ),
+    (
+        "min_replicas 0",
+        [("Workloads", 3, "min_replicas", 0)],
+        "sheet Workloads, cell M3, column min_replicas: must be at least 1 (found 0.0); "
+        "expected a whole number ≥ 1 (replicas)",
+    ),
+    (
+        "min_replicas negative",
+        [("Workloads", 3, "min_replicas", -2)],
+        "sheet Workloads, cell M3, column min_replicas: must be at least 1 (found -2.0); "
+        "expected a whole number ≥ 1 (replicas)",
+    ),
+    (
+        "min_replicas not whole",
+        [("Workloads", 3, "min_replicas", 2.5)],
+        "sheet Workloads, cell M3, column min_replicas: not a whole number (found 2.5); "
+        "expected a whole number ≥ 1 (replicas)",
+    ),
+    (
+        "target_load 0",
+        [("Assumptions", 4, "key", "target_load"), ("Assumptions", 4, "value", 0)],
+        "sheet Assumptions, cell B4, column value: target_load: must be more than 0 "
+        f"(found 0.0); expected {_TARGET_LOAD}",
+    ),
+    (
+        "target_load negative",
+        [("Assumptions", 4, "key", "target_load"), ("Assumptions", 4, "value", -0.5)],
+        "sheet Assumptions, cell B4, column value: target_load: must be more than 0 "
+        f"(found -0.5); expected {_TARGET_LOAD}",
+    ),
+    (
+        "target_load typed as a percent",
+        [("Assumptions", 4, "key", "target_load"), ("Assumptions", 4, "value", 80)],
+        f"sheet Assumptions, cell B4, column value: target_load: {_PERCENT} (found 80.0); "
+        f"expected {_TARGET_LOAD}",
+    ),
+    (
+        "target_load above one in Scenarios",
+        [("Scenarios", 2, "target_load", 1.2)],
+        f"sheet Scenarios, cell H2, column target_load: {_PERCENT} (found 1.2); "
+        f"expected {_TARGET_LOAD}",
+    ),
+    (
+        "runs_per_month 0",
+        [("Workloads", 4, "runs_per_month", 0)],
+        "sheet Workloads, cell M4, column runs_per_month: must be more than 0 (found 0.0); "
+        "expected a number > 0 (runs)",
+    ),
+    (
+        "runs_per_month negative",
+        [("Workloads", 4, "runs_per_month", -2)],
+        "sheet Workloads, cell M4, column runs_per_month: must be more than 0 (found -2.0); "
+        "expected a number > 0 (runs)",
+    ),
+    (
+        "deadline_hours 0",
+        [("Workloads", 2, "deadline_hours", 0)],
+        "sheet Workloads, cell M2, column deadline_hours: must be more than 0 (found 0.0); "
+        "expected a number > 0 (hours)",
+    ),
+    (
+        "deadline_hours negative",
+        [("Workloads", 2, "deadline_hours", -8)],
+        "sheet Workloads, cell M2, column deadline_hours: must be more than 0 (found -8.0); "
+        "expected a number > 0 (hours)",
+    ),
+    (
+        "recurring run longer than a month",
+        [("Workloads", 4, "runs_per_month", 4), ("Workloads", 4, "deadline_hours", 700)],
+        "sheet Workloads, cell N4, column deadline_hours: scenario 'us': longer than a "
+        "month's 693.5 working hours (max_utilization 0.95 × hours_per_month 730); a "
+        "recurring run (runs_per_month given) must fit inside a month (found 700.0); "
+        "expected a number > 0, at most 693.5 (hours)",
+    ),
+    (
+        "recurring run longer than one scenario's month",
+        [
+            ("Workloads", 2, "runs_per_month", 2),
+            ("Workloads", 2, "deadline_hours", 400),
+            ("Scenarios", 3, "max_utilization", 0.5),
+        ],
+        "sheet Workloads, cell N2, column deadline_hours: scenario 'eu': longer than a "
+        "month's 365 working hours (max_utilization 0.5 × hours_per_month 730); a recurring "
+        "run (runs_per_month given) must fit inside a month (found 400.0); "
+        "expected a number > 0, at most 365 (hours)",
+    ),
+    (
+        "recurring run longer than every scenario's month",
+        [
+            ("Workloads", 2, "runs_per_month", 2),
+            ("Workloads", 2, "deadline_hours", 800),
+            ("Workloads", 2, "end_month", None),
+        ],
+        "sheet Workloads, cell N2, column deadline_hours: scenarios 'us', 'eu': longer than "
+        "a month's 693.5 working hours (max_utilization 0.95 × hours_per_month 730); a "
+        "recurring run (runs_per_month given) must fit inside a month (found 800.0); "
+        "expected a number > 0, at most 693.5 (hours)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edits", "problem"), [(e, p) for _, e, p in V2_CASES], ids=[c[0] for c in V2_CASES]
+)
+def test_bad_v2_field_is_reported_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit], problem: str
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply(edits))
+    err = _validate_fails(path, capsys)
+    assert err == f"1 problem in the input:\n  - input.xlsx, {problem}\n"
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        [("Workloads", 2, "min_replicas", 1)],  # the default, on a training row
+        [("Workloads", 4, "deadline_hours", 700)],  # no runs_per_month: not a recurring run
+        [("Workloads", 4, "runs_per_month", 4), ("Workloads", 4, "deadline_hours", 693.5)],
+        [("Assumptions", 4, "key", "target_load"), ("Assumptions", 4, "value", 1)],
+    ],
+    ids=["min_replicas 1", "one-off deadline", "deadline of a whole month", "target_load 1"],
+)
+def test_v2_values_at_their_limits_are_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply(edits))
+    assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "edits", [V2_CASES[0][1], V2_CASES[-3][1]], ids=["row check", "per-scenario check"]
+)
+def test_bad_v2_field_solves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply(edits))
+    before = sha256(path)
+    output = tmp_path / "result.xlsx"
+    assert main(["solve", str(path), "--output", str(output)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err.startswith("1 problem in the input:")) == ("", True)
+    assert not output.exists()
+    assert sha256(path) == before
+
+
+_V2_YAML = """\
+workbook: input.xlsx
+scenarios:
+  - name: a
+    assumptions: {target_load: 80}
+    add_workloads:
+      - {workload: chat-2, kind: realtime_inference, params_b: 8,
+         tokens_per_second: 100, runs_per_month: 2}
+      - {workload: nightly, kind: fine_tuning, params_b: 8, tokens: 1e9, min_replicas: 3}
+      - {workload: weekly, kind: fine_tuning, params_b: 8, tokens: 1e9,
+         min_replicas: 2.5, deadline_hours: 0}
+  - name: b
+    assumptions: {max_utilization: 0.5}
+    add_workloads:
+      - workload: nightly
+        kind: batch_inference
+        params_b: 8
+        tokens: 1e9
+        runs_per_month: 30
+        deadline_hours: 400
+"""
+
+
+def test_bad_v2_fields_in_a_scenario_file_are_reported_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workbook = write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    path = tmp_path / "v2.yaml"
+    path.write_text(_V2_YAML)
+    before = (sha256(path), sha256(workbook))
+    err = _validate_fails(path, capsys)
+    assert (sha256(path), sha256(workbook)) == before
+    assert err.splitlines() == [
+        "6 problems in the input:",
+        "  - v2.yaml, line 4: scenario 'a', assumptions.target_load: "
+        f"{_PERCENT} (found 80); expected {_TARGET_LOAD}",
+        "  - v2.yaml, line 7: scenario 'a', add_workloads entry 1, runs_per_month: "
+        f"{_NOT_REALTIME} (found 2.0); expected blank",
+        "  - v2.yaml, line 8: scenario 'a', add_workloads entry 2, min_replicas: "
+        "is only for realtime_inference workloads, not fine_tuning (found 3); expected blank",
+        "  - v2.yaml, line 10: scenario 'a', add_workloads entry 3, min_replicas: "
+        "not a whole number (found 2.5); expected a whole number ≥ 1 (replicas)",
+        "  - v2.yaml, line 10: scenario 'a', add_workloads entry 3, deadline_hours: "
+        "must be more than 0 (found 0); expected a number > 0 (hours)",
+        "  - v2.yaml, line 19: scenario 'b', add_workloads entry 1, deadline_hours: "
+        "scenario 'b': longer than a month's 365 working hours (max_utilization 0.5 × "
+        "hours_per_month 730); a recurring run (runs_per_month given) must fit inside a month "
+        "(found 400.0); expected a number > 0, at most 365 (hours)",
+    ]

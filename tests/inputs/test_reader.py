@@ -13,9 +13,10 @@ import pytest
 import optimizer.inputs.load
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.errors import InputError
-from optimizer.inputs import reader
+from optimizer.inputs import grid
+from optimizer.inputs.cells import column_letter, normalize_header
 from optimizer.inputs.load import load_input
-from optimizer.inputs.reader import column_letter, normalize_header, read_workbook
+from optimizer.inputs.reader import read_workbook
 from optimizer.inputs.schema import ASSUMPTIONS
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 from tests.conftest import set_cell, valid_sheets, write_sheets
@@ -113,6 +114,55 @@ def test_every_value_is_read_back_exactly(tmp_path: Path) -> None:
             {"electricity_per_kwh": 0.25},
         ),
     ]
+
+
+def test_v2_fields_read_back_from_the_workbook_and_a_scenario_file(tmp_path: Path) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Workloads", 3, "min_replicas", 3)
+    set_cell(sheets, "Workloads", 4, "runs_per_month", 4.5)
+    set_cell(sheets, "Workloads", 4, "deadline_hours", 12)
+    set_cell(sheets, "Assumptions", 4, "key", "target_load")
+    set_cell(sheets, "Assumptions", 4, "value", 0.7)
+    set_cell(sheets, "Assumptions", 4, "source", "SRE policy")
+    set_cell(sheets, "Scenarios", 3, "target_load", 0.6)
+    write_sheets(tmp_path / "input.xlsx", sheets)
+    (tmp_path / "v2.yaml").write_text(
+        "workbook: input.xlsx\n"
+        "scenarios:\n"
+        "  - name: weekly\n"
+        "    assumptions: {target_load: 0.9}\n"
+        "    add_workloads:\n"
+        "      - {workload: tune, kind: fine_tuning, params_b: 8, tokens: 1e9,\n"
+        "         runs_per_month: 4, deadline_hours: 48}\n"
+        "      - {workload: chat-2, kind: realtime_inference, params_b: 8,\n"
+        "         tokens_per_second: 100, min_replicas: 2}\n"
+    )
+    us, eu = load_input(tmp_path / "input.xlsx").scenarios
+    chat, batch = (next(w for w in us.workloads if w.name == n) for n in ("chat-8b", "batch-8b"))
+    assert (chat.min_replicas, chat.runs_per_month, chat.deadline_hours) == (3, None, None)
+    assert (batch.min_replicas, batch.runs_per_month, batch.deadline_hours) == (1, 4.5, 12.0)
+    assert (type(chat.min_replicas), batch.recurring, batch.one_off_training) == (int, True, False)
+    assert (us.assumptions.target_load, eu.assumptions.target_load) == (0.7, 0.6)
+    assert us.assumption_sources["target_load"] == "Assumptions sheet: SRE policy"
+    (weekly,) = load_input(tmp_path / "v2.yaml").scenarios
+    tune, chat2 = weekly.workloads[-2:]
+    assert (tune.name, tune.runs_per_month, tune.deadline_hours, tune.min_replicas) == (
+        "tune",
+        4.0,
+        48.0,
+        1,
+    )
+    assert (chat2.name, chat2.min_replicas, chat2.runs_per_month) == ("chat-2", 2, None)
+    assert weekly.assumptions.target_load == 0.9
+    assert weekly.assumption_sources["target_load"] == "v2.yaml, line 4"
+
+
+def test_v2_fields_default_when_absent(tmp_path: Path) -> None:
+    (scenario, *_) = load_input(write_sheets(tmp_path / "in.xlsx", valid_sheets())).scenarios
+    assert {(w.min_replicas, w.runs_per_month, w.deadline_hours) for w in scenario.workloads} == {
+        (1, None, None)
+    }
+    assert scenario.assumptions.target_load == 0.8
 
 
 def test_types_are_exact(tmp_path: Path) -> None:
@@ -359,9 +409,9 @@ def test_marker_search_and_openpyxl_agree(tmp_path: Path) -> None:
     )
     names = ["GPUs", "Prices", "Workloads"]
     facts = check_xlsx_file(path)
-    _, grids = reader._read_grids(path)
-    by_markers = reader._unreadable_by_markers(path, names)
-    by_openpyxl = reader._unreadable_by_openpyxl(path, facts, names, grids)
+    _, grids = grid._read_grids(path)
+    by_markers = grid._unreadable_by_markers(path, names)
+    by_openpyxl = grid._unreadable_by_openpyxl(path, facts, names, grids)
     assert by_markers == by_openpyxl
     assert by_markers is not None
     assert sorted(by_markers["Prices"]) == [(3, 2), (4, 2)]

@@ -106,6 +106,9 @@ def _workloads(draw: st.DrawFn) -> list[Workload]:
                 end_month=draw(_optional(st.integers(start, 36))),
                 interruptible=False if realtime else draw(st.booleans()),
                 vram_gb=draw(_optional(_POSITIVE)),
+                min_replicas=draw(st.integers(1, 64)) if realtime else 1,
+                runs_per_month=None if realtime else draw(_optional(_POSITIVE)),
+                deadline_hours=None if realtime else draw(_optional(_POSITIVE)),
             )
         )
     return workloads

@@ -1,0 +1,305 @@
+"""Cell values and their places: a raw value (a cell, or a YAML value) becomes a typed one.
+
+Takes a raw value and the ``FieldSpec`` made from a column declaration of
+``optimizer.inputs.schema``; hands on the typed value, or a ``BadValue`` saying
+why not. ``Where`` (with ``SheetRow``, a sheet's row) builds the ``Problem``
+that points at the value, so every later step reports the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, time, timedelta
+from typing import Any, Protocol
+
+from optimizer.errors import Problem
+from optimizer.inputs.schema import AssumptionKey, Column, ColumnType
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """How one field's raw value (a cell, or a YAML value) becomes a typed value."""
+
+    name: str
+    type: ColumnType
+    expected: str
+    required: bool = False
+    minimum: float | None = None
+    positive: bool = False
+    at_most_one: bool = False
+    allowed: tuple[str, ...] = ()
+
+    @classmethod
+    def of_column(cls, column: Column) -> FieldSpec:
+        # A fraction column is a share of something (MFU): more than 1 is impossible.
+        at_most_one = column.fraction
+        expected = column.expected + (", at most 1" if at_most_one else "")
+        return cls(
+            name=column.name,
+            type=column.type,
+            expected=expected,
+            required=column.required,
+            minimum=column.minimum,
+            positive=column.positive,
+            at_most_one=at_most_one,
+            allowed=column.allowed,
+        )
+
+    @classmethod
+    def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
+        if isinstance(key.default, bool):
+            return cls(name=key.key, type=ColumnType.BOOL, expected="TRUE or FALSE")
+        expected = "a number > 0" if key.positive else "a number ≥ 0"
+        if key.at_most_one:
+            expected += ", at most 1"
+        expected += f" ({key.unit})"
+        return cls(
+            name=key.key,
+            type=ColumnType.NUMBER,
+            expected=expected,
+            minimum=0.0,
+            positive=key.positive,
+            at_most_one=key.at_most_one,
+        )
+
+
+@dataclass(frozen=True)
+class UnreadableCell:
+    """A cell whose value cannot be used: a formula never calculated, an Excel error."""
+
+    reason: str
+    shown: str  # what the cell shows or holds, for the message
+
+
+class BadValue(Exception):
+    """Internal: a raw value does not fit its field; ``message`` says how."""
+
+    def __init__(self, message: str, expected: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_TRUE = frozenset({"true", "yes", "1"})
+_FALSE = frozenset({"false", "no", "0"})
+
+
+def is_blank(raw: object) -> bool:
+    return raw is None or raw == "" or (isinstance(raw, str) and raw.isspace())
+
+
+def shown(raw: object) -> object:
+    """A raw value as a message should show it (dates as ISO text, not reprs)."""
+    if isinstance(raw, UnreadableCell):
+        return raw.shown
+    if isinstance(raw, date | time):
+        return raw.isoformat()
+    if isinstance(raw, timedelta):
+        return str(raw)
+    return raw
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'H100'?`` when a known name is close, else ''.
+
+    Case is ignored, and the letter O counts as the digit 0 (``H1OO``).
+    """
+
+    def plain(text: str) -> str:
+        return text.lower().replace("o", "0")
+
+    by_plain = {plain(k): k for k in known}
+    close = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.6)
+    return f"; did you mean {by_plain[close[0]]!r}?" if close else ""
+
+
+def _number(raw: object) -> float:
+    if raw.__class__ is float:  # the common case, first: most cells are plain numbers
+        value = raw
+        if not math.isfinite(value):
+            raise BadValue("not a finite number")
+        return value
+    if isinstance(raw, bool):
+        raise BadValue("TRUE/FALSE is not a number")
+    if isinstance(raw, date | time | timedelta):
+        raise BadValue("is a date or time, not a number")
+    if isinstance(raw, int | float):
+        value = float(raw)
+    elif isinstance(raw, str) and _PLAIN_NUMBER.fullmatch(raw.strip()):
+        value = float(raw.strip())
+    else:
+        raise BadValue("not a number")
+    if not math.isfinite(value):
+        raise BadValue("not a finite number")
+    return value
+
+
+def _bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, int | float) and raw in (0, 1):
+        return bool(raw)
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise BadValue("not TRUE or FALSE")
+
+
+def _text(raw: object) -> str:
+    if isinstance(raw, bool):
+        return "TRUE" if raw else "FALSE"
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    if isinstance(raw, date | time):
+        return raw.isoformat()
+    return str(raw).strip()
+
+
+def coerce(spec: FieldSpec, raw: object) -> object:
+    """The typed value of ``raw`` for ``spec``; None when blank. Raises BadValue."""
+    if raw is None or raw == "":
+        return None
+    kind = spec.type
+    if kind is ColumnType.TEXT and raw.__class__ is str:
+        text = raw.strip()
+        return text or None
+    if isinstance(raw, UnreadableCell):
+        raise BadValue(raw.reason)
+    if is_blank(raw):
+        return None
+    if kind is ColumnType.TEXT:
+        return _text(raw)
+    if kind is ColumnType.BOOL:
+        return _bool(raw)
+    if kind is ColumnType.CHOICE:
+        text = _text(raw).lower()
+        if text not in spec.allowed:
+            raise BadValue(f"unknown {spec.name}{suggestion(text, spec.allowed)}")
+        return text
+    if kind is ColumnType.NAME_LIST:
+        if isinstance(raw, list | tuple):
+            return tuple(_text(item) for item in raw if not is_blank(item))
+        names = tuple(part.strip() for part in _text(raw).split(",") if part.strip())
+        if not names:
+            # "," is not blank (the default "all" would be a guess) and names nothing.
+            raise BadValue("names nothing, only commas")
+        return names
+    value = _number(raw)
+    if kind is ColumnType.INTEGER and not value.is_integer():
+        raise BadValue("not a whole number")
+    if spec.positive and value <= 0:
+        raise BadValue("must be more than 0")
+    if spec.minimum is not None and value < spec.minimum:
+        raise BadValue(f"must be at least {spec.minimum:g}")
+    if spec.at_most_one and value > 1:
+        raise BadValue("must be at most 1 (fractions are plain numbers: 0.05 is 5 %)")
+    return int(value) if kind is ColumnType.INTEGER else value
+
+
+def normalize_header(raw: object) -> str:
+    """``Price (USD per GPU-hour)`` → ``price``: lower case, no parentheses, trimmed."""
+    return re.sub(r"\([^)]*\)", "", _text(raw)).strip().lower()
+
+
+# ---------------------------------------------------------------- locations
+
+
+class Where(Protocol):
+    """Where a record came from; builds Problems that point at it."""
+
+    @property
+    def label(self) -> str: ...
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem: ...
+
+    def whole(self, message: str) -> Problem: ...
+
+
+def column_letter(index: int) -> str:
+    """Excel's column letters for a 0-based column index (0 → A, 26 → AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """A row of a sheet: file, sheet, Excel row number and where each column is."""
+
+    file: str
+    sheet: str
+    row: int
+    columns: Mapping[str, int]  # column name → 0-based index
+
+    @property
+    def label(self) -> str:
+        return f"sheet {self.sheet}, row {self.row}"
+
+    def cell(self, column: str) -> str | None:
+        index = self.columns.get(column)
+        return None if index is None else f"{column_letter(index)}{self.row}"
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem:
+        return Problem(
+            file=self.file,
+            message=message,
+            sheet=self.sheet,
+            row=self.row,
+            column=column,
+            cell=self.cell(column),
+            value=value,
+            expected=expected,
+            about=column,
+        )
+
+    def whole(self, message: str) -> Problem:
+        return Problem(file=self.file, message=message, sheet=self.sheet, row=self.row)
+
+
+def coerce_fields(
+    specs: Mapping[str, FieldSpec], raw: Mapping[str, object], where: Where
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Every given field coerced (blanks left out), and a Problem per bad or missing one."""
+    values: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for name, spec in specs.items():
+        cell = raw.get(name)
+        try:
+            value = coerce(spec, cell)
+        except BadValue as bad:
+            problems.append(where.at(name, bad.message, shown(cell), bad.expected or spec.expected))
+            continue
+        if value is None:
+            if spec.required:
+                problems.append(where.at(name, "is blank", None, spec.expected))
+        else:
+            values[name] = value
+    return values, problems
+
+
+def beyond(found: Sequence[Problem], more: Sequence[Problem]) -> list[Problem]:
+    """``more``'s problems on columns ``found`` has not already reported.
+
+    A record builder sees a bad cell as missing (``tokens`` of -1 is left out
+    of the typed values), so without this the cell would be reported twice:
+    once as bad, once as blank.
+    """
+    reported = {p.about for p in found}
+    return [p for p in more if p.about is None or p.about not in reported]

@@ -1,0 +1,280 @@
+"""The raw grids of an input workbook, and the cells whose values cannot be used.
+
+Takes the path of a workbook that ``xlsx_safety.check_xlsx_file`` has vetted
+and hands on, per input sheet, every cell value as python-calamine reads it.
+When the archive holds formulas or error cells, it also finds the formula
+cells with no saved value and the ``#N/A``-style errors (``UnreadableCell``),
+which calamine would otherwise read as blank: by searching the sheets' XML
+around those markers, or with openpyxl (read-only) when that search cannot.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from optimizer.errors import InputError, Problem
+from optimizer.inputs.cells import UnreadableCell, is_blank
+from optimizer.inputs.schema import (
+    ASSUMPTIONS_SHEET_NAME,
+    GPUS,
+    PRICES,
+    SCENARIOS,
+    THROUGHPUT,
+    WORKLOADS,
+)
+from optimizer.inputs.xlsx_safety import ArchiveFacts
+
+
+def _find_sheet(names: Sequence[str], wanted: str) -> str | None:
+    for name in names:
+        if name == wanted:
+            return name
+    for name in names:
+        if name.strip().lower() == wanted.lower():
+            return name
+    return None
+
+
+_UNCALCULATED = (
+    "formula has no saved value (the file was saved by a program that does not "
+    "calculate formulas: open and save it in Excel or LibreOffice)"
+)
+
+
+def _unreadable_cells(
+    path: Path, facts: ArchiveFacts, sheets: Sequence[str], grids: Mapping[str, list[list[object]]]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]]:
+    """Formula cells with no saved value and Excel error cells, per sheet, as (row, 0-based col).
+
+    calamine reads both as blank, which would silently mean "not given".
+    Only runs when the safety scan saw formulas or error cells; then the
+    sheets' XML is searched around those markers only (fast on big sheets),
+    or, for a file written in a way that search does not handle, openpyxl
+    reads every cell.
+    """
+    if not (facts.has_formulas or facts.has_error_cells):
+        return {s: {} for s in sheets}
+    found = _unreadable_by_markers(path, sheets)
+    if found is None:
+        found = _unreadable_by_openpyxl(path, facts, sheets, grids)
+    return found
+
+
+def _unreadable_by_markers(
+    path: Path, sheets: Sequence[str]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]] | None:
+    """The cells around each ``<f>`` and ``t="e"`` marker; None when the XML needs openpyxl."""
+    with zipfile.ZipFile(path) as archive:
+        parts = _sheet_parts(archive)
+        if parts is None or any(name not in parts for name in sheets):
+            return None
+        found: dict[str, dict[tuple[int, int], UnreadableCell]] = {}
+        for name in sheets:
+            cells = _marked_cells(archive.read(parts[name]))
+            if cells is None:
+                return None
+            found[name] = cells
+    return found
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> dict[str, str] | None:
+    """Sheet name → worksheet part (``xl/worksheets/sheet1.xml``), from the workbook's relations."""
+    from defusedxml.ElementTree import fromstring  # the archive's DTDs were refused already
+
+    try:
+        book = fromstring(archive.read("xl/workbook.xml"))
+        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except Exception:  # a missing or odd part: let openpyxl deal with it
+        return None
+    targets = {
+        r.get("Id"): r.get("Target") for r in rels.iter() if str(r.tag).endswith("Relationship")
+    }
+    parts: dict[str, str] = {}
+    for sheet in book.iter():
+        if not str(sheet.tag).endswith("}sheet"):
+            continue
+        rid = next((v for k, v in sheet.attrib.items() if k.endswith("}id")), None)
+        target = targets.get(rid)
+        name = sheet.get("name")
+        if target is None or name is None:
+            return None
+        parts[name] = (
+            target.lstrip("/") if target.startswith("/") else posixpath.normpath("xl/" + target)
+        )
+    return parts
+
+
+_FORMULA_MARK = re.compile(rb"<f[\s>/]")
+_ERROR_MARK = re.compile(rb"""\st=["']e["']""")
+_CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
+_REF = re.compile(rb"""\br=["']([A-Z]+)([0-9]+)["']""")
+_TYPE = re.compile(rb"""\bt=["']([^"']*)["']""")
+_VALUE = re.compile(rb"<v\s*(?:/>|>(.*?)</v>)", re.DOTALL)
+_FORMULA_TEXT = re.compile(rb"<f\b[^>]*?(?:/>|>(.*?)</f>)", re.DOTALL)
+
+
+def _marked_cells(xml: bytes) -> dict[tuple[int, int], UnreadableCell] | None:
+    """Unusable cells of one worksheet's XML; None when it uses prefixes or cells without ``r``."""
+    if b"<worksheet" not in xml[:2000]:
+        return None  # a namespace prefix (<x:worksheet>): not what this search reads
+    starts = set()
+    for marker in (*_FORMULA_MARK.finditer(xml), *_ERROR_MARK.finditer(xml)):
+        start = xml.rfind(b"<c ", 0, marker.start() + 1)
+        if start < 0:
+            return None
+        starts.add(start)
+    found: dict[tuple[int, int], UnreadableCell] = {}
+    for start in starts:
+        cell = _CELL.match(xml, start)
+        ref = _REF.search(cell.group(1)) if cell else None
+        if cell is None or ref is None:
+            return None
+        kind = _TYPE.search(cell.group(1))
+        cell_type = kind.group(1) if kind else b"n"
+        body = cell.group(2) or b""
+        value = _VALUE.search(body)
+        saved = (value.group(1) or b"") if value else b""
+        key = (int(ref.group(2)), _column_index(ref.group(1).decode()))
+        if cell_type == b"e":
+            error = html.unescape(saved.decode())
+            found[key] = UnreadableCell(f"holds the Excel error {error}", error)
+            continue
+        formula = _FORMULA_TEXT.search(body)
+        # A str-typed formula cell with an empty value saved the result "": a blank cell.
+        if formula is not None and not saved and cell_type != b"str":
+            text = html.unescape((formula.group(1) or b"").decode())
+            found[key] = UnreadableCell(_UNCALCULATED, f"={text}" if text else "(a shared formula)")
+    return found
+
+
+def _column_index(letters: str) -> int:
+    """0-based index of Excel column letters (A → 0, AA → 26)."""
+    index = 0
+    for letter in letters:
+        index = index * 26 + ord(letter) - ord("A") + 1
+    return index - 1
+
+
+def _unreadable_by_openpyxl(
+    path: Path, facts: ArchiveFacts, sheets: Sequence[str], grids: Mapping[str, list[list[object]]]
+) -> dict[str, dict[tuple[int, int], UnreadableCell]]:
+    """The same as ``_unreadable_by_markers``, read with openpyxl (read-only; slow on big sheets).
+
+    A first pass finds the formula cells calamine reads as blank; a second,
+    on cached values, finds error values and tells a formula whose saved
+    result is the empty text (``=IF(..., "", ...)``, saved with type ``str``:
+    a genuinely blank cell) from one never calculated.
+    """
+    found: dict[str, dict[tuple[int, int], UnreadableCell]] = {s: {} for s in sheets}
+    if not (facts.has_formulas or facts.has_error_cells):
+        return found
+    import openpyxl  # slow to import; most workbooks never need it
+
+    blank_formulas: dict[str, dict[tuple[int, int], str]] = {s: {} for s in sheets}
+    if facts.has_formulas:
+        for cell in _openpyxl_cells(openpyxl, path, sheets, data_only=False):
+            if cell.data_type != "f":
+                continue
+            r, c = cell.row - 1, cell.column
+            grid = grids[cell.sheet]
+            cached = grid[r][c] if r < len(grid) and c < len(grid[r]) else ""
+            if is_blank(cached):
+                blank_formulas[cell.sheet][(cell.row, c)] = str(cell.value)
+    if facts.has_error_cells or any(blank_formulas.values()):
+        for cell in _openpyxl_cells(openpyxl, path, sheets, data_only=True):
+            key = (cell.row, cell.column)
+            if cell.data_type == "e":
+                found[cell.sheet][key] = UnreadableCell(
+                    f"holds the Excel error {cell.value}", str(cell.value)
+                )
+                blank_formulas[cell.sheet].pop(key, None)
+            elif cell.data_type == "str":
+                blank_formulas[cell.sheet].pop(key, None)  # the formula's saved result is ""
+    for name, cells in blank_formulas.items():
+        for key, formula in cells.items():
+            found[name][key] = UnreadableCell(_UNCALCULATED, formula)
+    return found
+
+
+@dataclass(frozen=True)
+class _StoredCell:
+    sheet: str
+    row: int  # Excel row number
+    column: int  # 0-based
+    data_type: str  # openpyxl's: "f" formula, "e" error, "str" formula text result, ...
+    value: object
+
+
+def _openpyxl_cells(
+    openpyxl: Any, path: Path, sheets: Sequence[str], data_only: bool
+) -> list[_StoredCell]:
+    """Every stored, non-empty cell of ``sheets`` (and str-typed ones), read-only.
+
+    The file is opened here, so that it is closed even when openpyxl fails
+    half-way through a damaged part.
+    """
+    cells = []
+    with path.open("rb") as stream:
+        book = openpyxl.load_workbook(stream, read_only=True, data_only=data_only)
+        try:
+            for name in sheets:
+                ws = book[name]
+                ws.reset_dimensions()  # never trust the stored used range
+                for row in ws.iter_rows():
+                    for cell in row:
+                        if not hasattr(cell, "row"):
+                            continue  # an EmptyCell filling a gap
+                        if cell.value is not None or cell.data_type == "str":
+                            cells.append(
+                                _StoredCell(
+                                    name, cell.row, cell.column - 1, cell.data_type, cell.value
+                                )
+                            )
+        finally:
+            book.close()
+    return cells
+
+
+def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
+    import python_calamine
+
+    try:
+        book = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception as exc:  # calamine raises its own error types for damaged parts
+        raise InputError(
+            Problem(
+                file=str(path),
+                message=f"cannot be read as a workbook ({exc})",
+                expected="an .xlsx file saved by Excel or LibreOffice",
+            )
+        ) from exc
+    try:
+        names = list(book.sheet_names)
+        wanted = [
+            found
+            for s in (
+                *(sh.name for sh in (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)),
+                ASSUMPTIONS_SHEET_NAME,
+            )
+            if (found := _find_sheet(names, s)) is not None
+        ]
+        grids: dict[str, list[list[object]]] = {
+            name: cast(
+                list[list[object]], book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            )
+            for name in wanted
+        }
+    except Exception as exc:
+        raise InputError(
+            Problem(file=str(path), message=f"cannot be read as a workbook ({exc})")
+        ) from exc
+    finally:
+        book.close()
+    return names, grids

@@ -1,0 +1,119 @@
+"""The shape of a scenario file: closed pydantic models of its YAML.
+
+Takes the loaded YAML (``yaml.safe_load``) of the whole file or of one
+``scenarios`` entry; hands on the validated model, or pydantic's
+``ValidationError``. Every model is closed (``extra="forbid"``): an unknown
+key is a typo that would be silently ignored. ``_MODELS`` says which model
+holds the keys at each path, for the "unknown key" message.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+# ---------------------------------------------------------------- models
+
+
+def _name(value: object) -> object:
+    # A GPU called 4090 is written `4090` in YAML, which loads as an int.
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    return value
+
+
+def _whole(value: object) -> object:
+    # 24.0 is a whole number, as in a workbook cell; True is not a number.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool):
+        raise ValueError("TRUE/FALSE is not a number")
+    return value
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("TRUE/FALSE is not a number")
+    return value
+
+
+Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
+Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
+Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
+Switch = Annotated[bool, Field(strict=True)]
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BudgetModel(_Closed):
+    total: Usd | None = None
+    capex: Usd | None = None
+    monthly: Usd | None = None
+
+
+class PriceModel(_Closed):
+    gpu: Name
+    option: Literal["buy", "on_demand", "spot", "reserved"]
+    multiply: Usd | None = None
+    price: Usd | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> PriceModel:
+        if (self.multiply is None) == (self.price is None):
+            raise ValueError("give exactly one of multiply or price")
+        return self
+
+
+class ScenarioModel(_Closed):
+    name: Name
+    base: Name | None = None
+    horizon_months: Months | None = None
+    budget: BudgetModel | None = None
+    power_cap_kw: Usd | None = None
+    allow_buy: Switch | None = None
+    allow_rent: Switch | None = None
+    assumptions: dict[str, Any] = Field(default_factory=dict)
+    prices: list[PriceModel] = Field(default_factory=list)
+    exclude_gpus: list[Name] | None = None
+    workloads: list[Name] | None = None
+    add_workloads: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator(
+        "name",
+        "horizon_months",
+        "allow_buy",
+        "allow_rent",
+        "base",
+        "exclude_gpus",
+        "workloads",
+        mode="before",
+    )
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        # Only a limit (budget, power cap) can be removed with null; these cannot.
+        if value is None:
+            raise ValueError("may not be empty (null)")
+        return value
+
+
+class FileModel(_Closed):
+    workbook: Name
+    scenarios: list[Any] = Field(min_length=1)
+
+
+_MODELS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): FileModel,
+    ("scenarios",): ScenarioModel,
+    ("scenarios", "budget"): BudgetModel,
+    ("scenarios", "prices"): PriceModel,
+}
