@@ -156,13 +156,15 @@ def serves(s: Scenario, w: Workload, counts: dict[tuple[str, int], int], caps: d
 def minimal_replica_sets(
     s: Scenario, w: Workload, widths: list[Width]
 ) -> list[dict[tuple[str, int], int]]:
-    """Replica counts per (type, width) that serve ``w`` and lose that when any one goes.
+    """Replica counts per (type, width) that serve ``w`` and stop serving it when
+    any one replica goes or takes a narrower width of its type.
 
-    Removing a replica never costs more (a rented one saves its rent, a pinned
-    house GPU its energy) and only frees GPUs, so some optimum uses a minimal
-    set. In a minimal set with more than ``min_replicas`` replicas, dropping one
-    of width ``k`` falls short, so ``(n_k - 1) * cap_k < D'``: ``n_k <=
-    max(min_replicas, ceil(D' / cap_k))``, the range enumerated here.
+    Removing a replica, or narrowing it in its place, never costs more (a
+    rented one saves rent, a pinned house GPU its energy) and only frees GPUs,
+    so some optimum uses such a minimal set. In a minimal set with more than
+    ``min_replicas`` replicas, dropping one of width ``k`` falls short, so
+    ``(n_k - 1) * cap_k < D'``: ``n_k <= max(min_replicas, ceil(D' / cap_k))``,
+    the range enumerated here.
     """
     need = demand_with_headroom(s, w)
     caps = {(x.gpu, x.width): x.capacity for x in widths}
@@ -173,8 +175,18 @@ def minimal_replica_sets(
         v = {key: n for key, n in zip(keys, counts, strict=True) if n}
         if not serves(s, w, v, caps):
             continue
-        if all(not serves(s, w, {**v, key: v[key] - 1}, caps) for key in v):
-            found.append(v)
+        if any(serves(s, w, {**v, key: v[key] - 1}, caps) for key in v):
+            continue  # a replica can go
+        narrower = [
+            (key, (key[0], k))
+            for key in v
+            for k in sorted({x for g, x in caps if g == key[0] and x < key[1]})
+        ]
+        if any(
+            serves(s, w, {**v, key: v[key] - 1, to: v.get(to, 0) + 1}, caps) for key, to in narrower
+        ):
+            continue  # a replica can be narrower
+        found.append(v)
     return found
 
 
@@ -337,6 +349,9 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         if watts > s.power_cap_kw * 1000 * (1 + NOISE):
             bad.append(f"power {watts} W")
 
+    for key, n in [*d.replicas.items(), *d.slots.items()]:
+        if n != int(n) or n < 0:
+            bad.append(f"{key}: {n} is not a whole count")
     pinned: dict[tuple[str, str, int], int] = defaultdict(int)
     served: dict[tuple[str, int], dict[tuple[str, int], int]] = defaultdict(dict)
     for (w, g, key, k, t), n in d.replicas.items():

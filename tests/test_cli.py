@@ -146,7 +146,7 @@ def test_result_workbook_has_the_contract_sheets(example_json: dict) -> None:
     names = book.sheetnames
     assert names[:2] == ["Summary", "Audit"]
     for scenario in load_input(EXAMPLE).scenarios:
-        for suffix in ("Cash flow", "Fleet", "Assignments", "Options"):
+        for suffix in ("Cash flow", "Fleet", "Places", "Assignments", "Options"):
             assert any(n.endswith(suffix) and n.startswith(scenario.name[:10]) for n in names), (
                 suffix,
                 names,

@@ -74,8 +74,12 @@ def test_planner_picks_the_rtx_4090_for_the_lora() -> None:
     assert plan.total_cost == pytest.approx(6.00, abs=CENT)
     assert plan.decisions is not None
     assert plan.decisions.picks == {"lora-7b": "RTX 4090"}
-    assert plan.decisions.rented_hours.get(("H100|on_demand|1", 1), 0.0) == 0.0
-    assert plan.decisions.rented_hours[("RTX 4090|on_demand|1", 1)] == pytest.approx(10.0, rel=1e-6)
+    rented = {(f.gpu, f.month): f.rented_hours for f in plan.fleet}
+    assert rented[("H100", 1)] == 0.0
+    assert rented[("RTX 4090", 1)] == pytest.approx(10.0, rel=1e-6)
+    assert plan.decisions.work == {
+        ("lora-7b", "RTX 4090", "RTX 4090|on_demand|1", 1): pytest.approx(10.0, rel=1e-6)
+    }
 
 
 # ---------------------------------------------------------------- 1,000 H100 for 30 days
@@ -142,4 +146,4 @@ def test_two_hundred_forty_hours_a_month_is_bought() -> None:
     assert plan.total_cost == pytest.approx(25_000.00, abs=CENT)
     assert plan.decisions is not None
     assert {k: v for k, v in plan.decisions.purchases.items() if v} == {("H100|buy|1", 1): 1}
-    assert sum(plan.decisions.rented_hours.values()) == pytest.approx(0.0, abs=1e-6)
+    assert sum(f.rented_hours + f.spot_hours for f in plan.fleet) == pytest.approx(0.0, abs=1e-6)

@@ -72,7 +72,8 @@ def test_worked_examples_match_the_estimator() -> None:
         f"serves 98 / 0.02926 = {one(chat, h100).tokens_per_second_per_replica:,.0f} tokens/s",
         f"57 sequences, {one(fast, h100).tokens_per_second_per_replica:,.0f} tokens/s",
         f'"{one(big, h100).reason}"',
-        f'"{one(chat, l4).reason}"',
+        f'"{one(fast, l4).reason}"',
+        f"allowed on {one(chat, l4).gpus_per_replica} × L4, {one(chat, l4).latency_ms:.1f} ms",
     ]
     for text in stated:
         assert text in doc

@@ -1,9 +1,16 @@
 """The solver's plan is the cheapest under model v2 (§A–§D): compared, to the cent,
 with a brute-force enumeration that does not use the model.
 
-Each case family below builds tiny scenarios (1–2 GPU types, 1–3 months of 100
-hours, 1–2 workloads, a few offers) around one v2 rule, with hand-made
-``PairEstimate`` rows (serving widths set by hand). ``tests.brute_force`` and
+Each case family below builds tiny scenarios (1–2 GPU types, 1–2 months of 100
+hours, 1–3 workloads, a few offers) around v2 rules, with hand-made
+``PairEstimate`` rows (serving widths set by hand): (a) ``serving``: replicas
+per place and width with headroom and ``min_replicas`` >= 2; (b) ``gangs``:
+2-GPU gangs and 1-GPU work in a capped on-demand offer and the house; (c)
+``deadline``: a deadline gang of 2 copies, reserved offers of 2 or 4 GPUs;
+(d) ``spot``: recurring runs over 2 months on spot with the gang's yield;
+``pick``: a one-off job picking one of two types beside a service;
+``shared``: replicas, slots and free GPUs in one capped offer and the house;
+``services``: two services on two types. ``tests.brute_force`` and
 ``tests.brute_force_search`` enumerate every integer decision (purchases per
 buy offer and month, reservations per reserved offer and start, replicas per
 workload, type, place, width and month, slots per type, finite place, copy
@@ -15,11 +22,14 @@ formulas alone (no import of ``optimizer.model``, ``solve``, ``check`` or
 Why the enumeration is exhaustive. Every price is >= 0 and buying or
 reserving a GPU costs > 0 net (residual credit is < the price: a GPU is at
 least a month old at the horizon). Take any optimal plan and, without raising
-its cost or breaking a rule:
+its cost or breaking a rule (every step below only loosens place capacity,
+slot and free hours, the capex budget and the power cap):
 
-1. Trim each service's replicas in each month to a minimal set (dropping any
-   one replica breaks capacity-with-headroom or ``min_replicas``). Dropping a
-   replica saves its rent or its house energy and only frees GPUs. In a
+1. Trim each service's replicas in each month to a minimal set: dropping any
+   one replica, or giving it a narrower allowed width of its type in its
+   place, breaks capacity-with-headroom or ``min_replicas``. Either move saves
+   rent or house energy (reserved GPUs cost nothing extra) and only frees
+   GPUs, and each lowers the replicas or their GPUs, so trimming ends. In a
    minimal set with more than ``min_replicas`` replicas, dropping one of width
    ``k`` falls short, so ``(n_k - 1) * cap_k < D'`` (``D' = tokens/s /
    target_load``): ``n_k <= max(min_replicas, ceil(D' / cap_k))``. Only
@@ -49,8 +59,10 @@ offer), each doing ``y / R`` runs an hour. A recurring job's month, and a
 one-off job's whole window on its picked type, is one covering row over these
 segments: a fractional knapsack, solved exactly by taking segments in order of
 cost per run. Months only interact through stock and one-off jobs, so each
-month's options are found once per set of place sizes and, where no one-off
-job runs, only its cheapest is kept.
+month's options are found once per set of place sizes and only the cheapest
+option per capacity offered to one-off jobs is kept. The enumeration is a
+superset of the model's choices (it keeps dominated offers, purchases after
+the last useful month, and so on), which can only make it cheaper.
 
 Each case asserts: the solver is optimal and its total equals the enumerated
 minimum within half a cent; the solver's decisions keep every rule and cost
@@ -70,6 +82,7 @@ import pytest
 
 from optimizer.domain import Assumptions, Scenario
 from optimizer.results import (
+    HOUSE,
     EstimateSource,
     PairEstimate,
     Plan,
@@ -85,7 +98,7 @@ from tests.builders import gpu, offer, scenario, workload
 CENT = 0.005
 H = 100.0
 EXACT = SolverSettings(gap=0.0)
-CASES_PER_FAMILY = 8
+CASES_PER_FAMILY = 12
 
 
 @dataclass(frozen=True)
@@ -104,7 +117,7 @@ def assumptions(rng: random.Random, **kw: object) -> Assumptions:
         maintenance_per_year=rng.choice([0.0, 0.12]),
         depreciation_months=12.0,
         credit_residual_value=rng.random() < 0.5,
-        discount_rate=0.0,
+        discount_rate=rng.choice([0.0, 0.0, 0.1]),
         max_utilization=rng.choice([1.0, 0.9]),
         spot_efficiency=0.85,
     )
@@ -170,10 +183,18 @@ def gangs_and_singles(rng: random.Random) -> Case:
     months = rng.choice([1, 2])
     offers = [
         offer("G", "buy", rng.choice([200.0, 600.0])),
-        offer("G", "on_demand", rng.choice([1.0, 2.0]), max_units=3),
+        offer(
+            "G",
+            "on_demand",
+            rng.choice([1.0, 2.0]),
+            max_units=3,
+            available_from=rng.choice([1, 1, months]),
+        ),
     ]
     if rng.random() < 0.4:
         offers.append(offer("G", "on_demand", 3.0, n=2))
+    if rng.random() < 0.3:
+        offers.append(offer("G", "buy", 150.0, n=2, max_units=1))
     s = scenario(
         [gpu("G", tdp_w=1000.0, max_per_node=rng.choice([2, 8]))],
         offers,
@@ -206,7 +227,14 @@ def deadline_gangs(rng: random.Random) -> Case:
     else:
         run, deadline = (300.0, 200.0) if k == 1 else (600.0, 200.0)
     offers = [
-        offer("G", "reserved", rng.choice([0.6, 1.0]), term_months=1, max_units=rng.choice([2, 4])),
+        offer(
+            "G",
+            "reserved",
+            rng.choice([0.6, 1.0]),
+            term_months=1,
+            max_units=rng.choice([2, 4]),
+            available_from=rng.choice([1, 1, months]),
+        ),
     ]
     if rng.random() < 0.8:  # else the gang must fit the reservation, or nothing runs it
         offers.append(offer("G", "on_demand", rng.choice([1.5, 2.5])))
@@ -228,7 +256,7 @@ def deadline_gangs(rng: random.Random) -> Case:
         [gpu("G", tdp_w=1000.0, max_per_node=8)],
         offers,
         workloads,
-        assumptions=assumptions(rng, max_utilization=1.0),
+        assumptions=assumptions(rng),
         horizon_months=months,
     )
     return Case("", s, tuple(estimates))
@@ -269,6 +297,7 @@ def one_off_pick(rng: random.Random) -> Case:
     """One-off training picks one of two types and may spread over two months,
     beside a service pinning GPUs of the house it would share."""
     k = rng.choice([1, 2])
+    start, end = rng.choice([(1, 2), (1, 2), (1, 1), (2, 2)])
     s = scenario(
         [gpu("A", tdp_w=700.0, max_per_node=4), gpu("B", tdp_w=300.0, max_per_node=4)],
         [
@@ -278,7 +307,13 @@ def one_off_pick(rng: random.Random) -> Case:
             offer("B", "on_demand", rng.choice([1.2, 3.0])),
         ],
         [
-            workload("train", "lora", deadline_hours=rng.choice([None, 150.0])),
+            workload(
+                "train",
+                "lora",
+                deadline_hours=rng.choice([None, 150.0]),
+                start_month=start,
+                end_month=end,
+            ),
             workload(
                 "chat",
                 "realtime_inference",
@@ -288,6 +323,7 @@ def one_off_pick(rng: random.Random) -> Case:
         ],
         assumptions=assumptions(rng),
         horizon_months=2,
+        budget_capex=rng.choice([None, None, 800.0]),
     )
     return Case(
         "",
@@ -337,6 +373,46 @@ def replicas_slots_and_free(rng: random.Random) -> Case:
     )
 
 
+def two_services(rng: random.Random) -> Case:
+    """Two services on two types share a house and a capped on-demand offer."""
+    s = scenario(
+        [gpu("A", tdp_w=700.0, max_per_node=2), gpu("B", tdp_w=300.0, max_per_node=2)],
+        [
+            offer("A", "buy", rng.choice([150.0, 400.0]), max_units=rng.choice([None, 3])),
+            offer("A", "on_demand", rng.choice([1.0, 2.0]), max_units=2),
+            offer("B", "reserved", rng.choice([0.5, 1.0]), term_months=1),
+            offer("B", "on_demand", 2.5),
+        ],
+        [
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([300.0, 800.0]),
+                min_replicas=rng.choice([1, 2]),
+            ),
+            workload(
+                "code",
+                "realtime_inference",
+                tokens_per_second=rng.choice([200.0, 600.0]),
+                min_replicas=rng.choice([1, 2]),
+                start_month=rng.choice([1, 2]),
+            ),
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=2,
+    )
+    return Case(
+        "",
+        s,
+        (
+            serving_estimate("chat", "A", {1: 500.0, 2: 1100.0}),
+            serving_estimate("chat", "B", {1: 250.0, 2: 600.0}),
+            serving_estimate("code", "A", {2: rng.choice([700.0, 1000.0])}),
+            serving_estimate("code", "B", {1: 300.0}),
+        ),
+    )
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "serving": serving_replicas,
     "gangs": gangs_and_singles,
@@ -344,6 +420,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "spot": recurring_on_spot,
     "pick": one_off_pick,
     "shared": replicas_slots_and_free,
+    "services": two_services,
 }
 
 
@@ -373,6 +450,40 @@ def enumerated(name: str) -> Cheapest | None:
 
 
 # ---------------------------------------------------------------- the tests
+
+
+def test_the_cases_cover_every_new_rule() -> None:
+    """A guard against an enumeration that tests nothing: the optima use every v2 choice."""
+    found = {c.name: enumerated(c.name) for c in ALL}
+    plans = [(c, b.decisions) for c in ALL if (b := found[c.name]) is not None]
+    offers = {o.offer_id: o for c in ALL for o in c.scenario.offers}
+
+    def option(key: str) -> str:
+        return "house" if key == HOUSE else offers[key].option.value
+
+    assert any(b is None for b in found.values())  # some scenario is infeasible
+    assert max(b.stock_choices for b in found.values() if b is not None) > 200
+    assert any(d.purchases for _, d in plans) and any(d.reservations for _, d in plans)
+    served = {(option(key), k) for _, d in plans for (_w, _g, key, k, _t) in d.replicas}
+    assert {("house", 1), ("reserved", 1), ("reserved", 2), ("on_demand", 1)} <= served
+    assert {option(key) for _, d in plans for (_g, key, _k, _t) in d.slots} == {
+        "house",
+        "reserved",
+        "on_demand",
+        "spot",
+    }
+    gangs = [instance(c.scenario, c.estimates).jobs for c, _ in plans]
+    assert any(
+        jobs[w, g].copies >= 2 and option(key) == "reserved"
+        for (c, d), jobs in zip(plans, gangs, strict=True)
+        for (w, g, key, _t) in d.work
+    )
+    assert any(
+        jobs[w, g].spot_yield < c.scenario.assumptions.spot_efficiency and option(key) == "spot"
+        for (c, d), jobs in zip(plans, gangs, strict=True)
+        for (w, g, key, _t) in d.work
+    )
+    assert {g for _, d in plans for g in d.picks.values()} == {"A", "B", "G"}
 
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)

@@ -155,14 +155,11 @@ def corrupted(plan: Plan, mutation: str) -> Plan | None:
     assert d is not None
     s = plan.scenario
     if mutation == "less work":
-        busy = sorted(k for k, w in d.work.items() if w.hours > 1e-3)
+        busy = sorted(k for k, hours in d.work.items() if hours > 1e-3)
         if not busy:
             return None
         first_work = busy[0]
-        work = {
-            **d.work,
-            first_work: replace(d.work[first_work], hours=d.work[first_work].hours * 0.9),
-        }
+        work = {**d.work, first_work: d.work[first_work] * 0.9}
         return replace(plan, decisions=replace(d, work=work))
     if mutation == "one more GPU bought":
         buys = [o for o in s.offers if o.option.value == "buy" and o.price > 0]
@@ -183,13 +180,12 @@ def corrupted(plan: Plan, mutation: str) -> Plan | None:
             ),
         )
     if mutation == "an extra rented hour":
-        if not d.rented_hours:
+        rental = {o.offer_id for o in s.offers if o.option.value in ("on_demand", "spot")}
+        rented = sorted(k for k in d.work if k[2] in rental)
+        if not rented:
             return None
-        key = sorted(d.rented_hours)[0]
-        return replace(
-            plan,
-            decisions=replace(d, rented_hours={**d.rented_hours, key: d.rented_hours[key] + 1.0}),
-        )
+        key = rented[0]
+        return replace(plan, decisions=replace(d, work={**d.work, key: d.work[key] + 1.0}))
     if mutation == "another type picked":
         if not d.picks:
             return None

@@ -15,9 +15,9 @@ from optimizer.results import Plan
 HEADERS = (
     "Workload",
     "GPU",
-    "Month",
     "Place",
     "Offer",
+    "Month",
     "Copy width (GPUs one copy needs)",
     "Width (GPUs held at once)",
     "Replicas (serving)",
@@ -28,23 +28,41 @@ HEADERS = (
     "Tokens that month",
     "Cost per million tokens (USD)",
 )
+# Text before numbers: a number right-aligned next to text left-aligned reads as one word.
 HOURS_COL, SPOT_COL, COST_COL, TOKENS_COL, UNIT_COST_COL = 9, 10, 11, 12, 13
 
 
 def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     sheet = SheetModel(name, freeze=(1, 1))
     sheet.header(0, 0, HEADERS)
+    # Narrow number columns under wrapped headers: the sheet prints one page wide.
+    for col, width in (
+        (2, 11),
+        (4, 7),
+        (5, 12),
+        (6, 12),
+        (7, 10),
+        (8, 11),
+        (HOURS_COL, 12),
+        (SPOT_COL, 13),
+        (COST_COL, 14),
+        (TOKENS_COL, 18),
+        (UNIT_COST_COL, 14),
+    ):
+        sheet.widths[col] = width
     if not plan.assignments:
         _no_plan_note(sheet, plan, 1)
         return sheet
+    # Long labels of the reconciliation rows run over the empty cells to their right.
+    sheet.widths[0] = max(12, *(len(a.workload) + 2 for a in plan.assignments))
     for i, a in enumerate(plan.assignments):
         r = i + 1
         sheet.text(r, 0, a.workload)
         sheet.text(r, 1, a.gpu)
-        sheet.number(r, 2, a.month, Style.INTEGER)
-        sheet.text(r, 3, place_label(a.place))
+        sheet.text(r, 2, place_label(a.place))
         if a.offer is not None:
-            sheet.text(r, 4, a.offer)
+            sheet.text(r, 3, a.offer)
+        sheet.number(r, 4, a.month, Style.INTEGER)
         sheet.number(r, 5, a.copy_width, Style.INTEGER)
         sheet.number(r, 6, a.width, Style.INTEGER)
         sheet.number(r, 7, a.replicas, Style.INTEGER)
@@ -99,13 +117,14 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     for i, note in enumerate(
         (
             "Cost share: the workload's share, by GPU-hours, of its GPU type's cost that month "
-            "(undiscounted cash; a purchase counts as its price less the credited book value, "
-            "spread over the months it is owned).",
+            "(undiscounted cash; a purchase counts as its price",
+            "less the credited book value, spread over the months it is owned).",
             "Place: house = the GPUs the plan owns; reserved, on-demand, spot = GPUs of the "
-            "offer named. Width: GPUs a serving replica, or a training or batch gang, holds at "
-            "once (a gang is one or more copies of the model, each copy-width GPUs).",
+            "offer named.",
+            "Width: GPUs a serving replica, or a training or batch gang, holds at once (a gang "
+            "is one or more copies of the model, each copy-width GPUs).",
             "Serving: whole replicas, each holding its GPUs all month; load = demand ÷ the "
-            "capacity of all the workload's replicas that month (the same on each of its rows).",
+            "capacity of all the workload's replicas that month.",
         )
     ):
         sheet.text(note_row + i, 0, note, Style.NOTE)

@@ -1,38 +1,16 @@
 """A scenario's ``Fleet`` sheet: GPUs bought, owned, reserved and rented per type and month.
 
 Takes one :class:`Plan` and hands on a :class:`SheetModel` with the fleet
-table (GPU types the plan uses), a chart of GPUs in use by type, and below
-the table a block of places (model v2 §A): each finite place and month with
-its size, the GPUs pinned by serving replicas, the free ones and the slots
-set aside for training and batch gangs.
+table (GPU types the plan uses) and a chart of GPUs in use by type. Where
+those GPUs are held, place by place, is on the ``Places`` sheet
+(``places_sheet``).
 """
 
 from __future__ import annotations
 
-from optimizer.reports.result_shared import _no_plan_note, place_label, used_gpu_names
+from optimizer.reports.result_shared import _no_plan_note, used_gpu_names
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, Table
 from optimizer.results import Plan
-
-PLACES_TITLE = "Places: pinned GPUs, free GPUs and slots"
-PLACES_HEADERS = (
-    "GPU",
-    "Month",
-    "Place",
-    "Offer",
-    "Size (GPUs)",
-    "Pinned by serving replicas (GPUs)",
-    "Free (GPUs)",
-    "Slots (count × GPUs each)",
-)
-
-
-def slots_text(slots: dict[int, int]) -> str:
-    """``2 × 16 GPUs, 1 × 3 GPUs``: slots per copy width, widest first; blank when none."""
-    return ", ".join(
-        f"{n} × {width} GPU{'' if width == 1 else 's'}"
-        for width, n in sorted(slots.items(), reverse=True)
-        if n
-    )
 
 
 def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
@@ -62,10 +40,17 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     if not rows:
         sheet.text(1, 0, "This plan uses no GPU.", Style.NOTE)
         return sheet
-    places_row = len(rows) + 2
     if unused:
-        sheet.text(places_row, 0, "Not used by this plan: " + ", ".join(unused) + ".", Style.NOTE)
-        places_row += 2
+        sheet.text(
+            len(rows) + 2, 0, "Not used by this plan: " + ", ".join(unused) + ".", Style.NOTE
+        )
+    sheet.text(
+        len(rows) + (3 if unused else 2),
+        0,
+        "Where these GPUs are held (house, each reserved or capped offer), with the GPUs "
+        "serving replicas pin and the slots set aside for gangs: the scenario's Places sheet.",
+        Style.NOTE,
+    )
     for i, f in enumerate(rows):
         r = i + 1
         sheet.text(r, 0, f.gpu)
@@ -77,7 +62,6 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.number(r, 6, f.spot_hours, Style.HOURS)
         sheet.number(r, 7, f.owned_utilization, Style.PERCENT)
     sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 7))
-    _places_block(sheet, plan, places_row, index)
     # GPUs in use per type and month, for the chart: rented hours count as GPUs' worth of hours.
     months = sorted({f.month for f in plan.fleet})
     c0 = 9
@@ -117,45 +101,3 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         )
     )
     return sheet
-
-
-def _places_block(sheet: SheetModel, plan: Plan, top: int, index: int) -> None:
-    """Every finite place in every month it holds GPUs, under the fleet table from ``top``."""
-    sheet.text(top, 0, PLACES_TITLE, Style.SECTION)
-    head = top + 1
-    sheet.header(head, 0, PLACES_HEADERS)
-    for i, p in enumerate(plan.places):
-        r = head + 1 + i
-        sheet.text(r, 0, p.gpu)
-        sheet.number(r, 1, p.month, Style.INTEGER)
-        sheet.text(r, 2, place_label(p.place))
-        if p.offer is not None:
-            sheet.text(r, 3, p.offer)
-        sheet.number(r, 4, p.size, Style.INTEGER)
-        sheet.number(r, 5, p.pinned, Style.INTEGER)
-        sheet.number(r, 6, p.free, Style.INTEGER)
-        text = slots_text(p.slots)
-        if text:
-            sheet.text(r, 7, text)
-    if plan.places:
-        sheet.tables.append(Table(f"Places_{index}", head, 0, head + len(plan.places), 7))
-        note_row = head + len(plan.places) + 1
-    else:
-        sheet.text(
-            head + 1,
-            0,
-            "No owned, reserved or capped rental GPUs: every GPU is rented by the hour.",
-            Style.NOTE,
-        )
-        note_row = head + 2
-    for i, note in enumerate(
-        (
-            "Size: GPUs the place holds that month (owned in the house, reserved and active, "
-            "or an offer's cap on GPUs at once). Pinned: GPUs serving replicas hold all month. "
-            "Free = size − pinned.",
-            "Slots: free GPUs set aside for training and batch gangs, as count × GPUs each; "
-            "work of one copy width shares its slots over the month. Offers without a cap on "
-            "GPUs at once are not listed.",
-        )
-    ):
-        sheet.text(note_row + i, 0, note, Style.NOTE)

@@ -3,12 +3,12 @@
 :func:`build_result_sheets` lays a :class:`RunResult` out as grids
 (``optimizer.reports.sheet_grid``); :func:`write_result_workbook` renders them with
 XlsxWriter. Sheets: ``Summary`` (one column per scenario), ``Audit``, then per
-scenario ``Cash flow``, ``Fleet``, ``Assignments`` and ``Options``. Live
+scenario ``Cash flow``, ``Fleet``, ``Places``, ``Assignments`` and ``Options``. Live
 formulas (totals, savings, unit costs) carry the solver's numbers as their
 cached values, so every reader sees numbers without recalculating.
 Each sheet is laid out by its own module (``summary_sheet``, ``audit_sheet``,
-``cash_flow_sheet``, ``fleet_sheet``, ``assignments_sheet``, ``options_sheet``);
-this module puts them in order and writes the file.
+``cash_flow_sheet``, ``fleet_sheet``, ``places_sheet``, ``assignments_sheet``,
+``options_sheet``); this module puts them in order and writes the file.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from optimizer.reports.audit_sheet import audit_sheet
 from optimizer.reports.cash_flow_sheet import _cash_flow_sheet
 from optimizer.reports.fleet_sheet import _fleet_sheet
 from optimizer.reports.options_sheet import _options_sheet
+from optimizer.reports.places_sheet import _places_sheet
 from optimizer.reports.sheet_grid import SheetModel, render_xlsx
 from optimizer.reports.sheet_names import result_sheet_names
 from optimizer.reports.summary_sheet import _summary_sheet
@@ -28,7 +29,7 @@ from optimizer.results import RunResult
 
 
 def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[SheetModel]:
-    """Every sheet of the result workbook, in order: Summary, Audit, then four per scenario.
+    """Every sheet of the result workbook, in order: Summary, Audit, then five per scenario.
 
     ``taken``: names of sheets already in the workbook (``--in-place``) that
     the result sheets must not take.
@@ -41,6 +42,7 @@ def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[Sheet
         n = names.scenarios[plan.name]
         sheets.append(_cash_flow_sheet(plan, n["Cash flow"], index))
         sheets.append(_fleet_sheet(plan, n["Fleet"], index))
+        sheets.append(_places_sheet(plan, n["Places"], index))
         sheets.append(_assignments_sheet(plan, n["Assignments"], index))
         sheets.append(_options_sheet(plan, n["Options"], index))
     return sheets

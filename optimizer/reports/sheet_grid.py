@@ -49,6 +49,7 @@ class Style(StrEnum):
     BOOL = "bool"
     MONEY_FORMULA = "money_formula"
     PERCENT_FORMULA = "percent_formula"
+    INTEGER_FORMULA = "integer_formula"
     TOTAL_MONEY_FORMULA = "total_money_formula"
     TOTAL_HOURS_FORMULA = "total_hours_formula"
     TOTAL_LABEL = "total_label"
@@ -68,11 +69,13 @@ NUMBER_FORMATS: dict[Style, str] = {
     Style.TOTAL_HOURS_FORMULA: "#,##0.0",
     Style.PERCENT: "0.0%",
     Style.PERCENT_FORMULA: "0.0%",
+    Style.INTEGER_FORMULA: "#,##0",
 }
 FORMULA_STYLES = frozenset(
     {
         Style.MONEY_FORMULA,
         Style.PERCENT_FORMULA,
+        Style.INTEGER_FORMULA,
         Style.TOTAL_MONEY_FORMULA,
         Style.TOTAL_HOURS_FORMULA,
     }
@@ -229,13 +232,14 @@ def fitted_heights(sheet: SheetModel, widths: dict[int, float]) -> dict[int, flo
     Neither Excel nor LibreOffice reliably grows a row for wrapped text in a
     file it did not write, so rows that need more than one line get a height.
     A column's width counts digit widths; average text is narrower, so about
-    1.2 characters fit per unit of width.
+    1.2 characters fit per unit of width (1.0 in bold headers).
     """
     lines: dict[int, int] = {}
     for (row, col), cell in sheet.cells.items():
         if cell.style not in WRAPPING_STYLES or not isinstance(cell.value, str):
             continue
-        per_line = max(int(widths.get(col, 8.0) * 1.2) - 2, 1)
+        bold = cell.style in (Style.HEADER, Style.COLUMN_HEADER)
+        per_line = max(int(widths.get(col, 8.0) * (1.0 if bold else 1.2)) - 2, 1)
         needed = sum(max(1, -(-len(part) // per_line)) for part in cell.value.split("\n"))
         lines[row] = max(lines.get(row, 1), needed)
     return {row: n * LINE_HEIGHT for row, n in lines.items() if n > 1}
@@ -274,6 +278,7 @@ def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
         Style.TOTAL_LABEL: {"bold": True, "top": 1},
         Style.MONEY_FORMULA: formula,
         Style.PERCENT_FORMULA: formula,
+        Style.INTEGER_FORMULA: formula,
         Style.TOTAL_MONEY_FORMULA: {**formula, **total},
         Style.TOTAL_HOURS_FORMULA: {**formula, **total},
     }

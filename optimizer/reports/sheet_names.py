@@ -28,7 +28,7 @@ _CONTROL = re.compile(
 )  # dropped, as optimizer.reports.cell_text drops them in cells
 
 # The per-scenario sheets, in the order they are written.
-SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Assignments", "Options")
+SCENARIO_SHEET_KINDS = ("Cash flow", "Fleet", "Places", "Assignments", "Options")
 
 
 def clean_sheet_text(text: str) -> str:
@@ -113,5 +113,5 @@ def result_sheet_names(scenarios: Iterable[str], taken: Iterable[str] = ()) -> R
 
 
 def scenario_sheet_names(scenarios: Iterable[str]) -> dict[str, dict[str, str]]:
-    """For each scenario name, its four sheets' names: ``{scenario: {kind: sheet}}``."""
+    """For each scenario name, its sheets' names: ``{scenario: {kind: sheet}}``."""
     return result_sheet_names(scenarios).scenarios

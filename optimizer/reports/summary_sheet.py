@@ -163,6 +163,11 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 Style.INTEGER,
             )
             each(
+                f"{w}: GPUs its replicas hold (most in a month)",
+                [_most_replicas(p, w, gpus=True) for p in plans],
+                Style.INTEGER,
+            )
+            each(
                 f"{w}: peak load (% of serving capacity)",
                 [_peak_load(p, w) for p in plans],
                 Style.PERCENT,
@@ -245,8 +250,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         Style.NOTE,
     )
     label(
-        "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Assignments', "
-        f"'Options'. Every input and assumption with its source: sheet '{audit_name}'.",
+        "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Places', "
+        "'Assignments', 'Options'. Every input and assumption with its source: "
+        f"sheet '{audit_name}'.",
         Style.NOTE,
     )
     sheet.widths[0] = 58
@@ -307,12 +313,16 @@ def serving_workloads(plans: Sequence[Plan]) -> list[str]:
     return names
 
 
-def _most_replicas(plan: Plan, workload: str) -> int | None:
-    """The most replicas of ``workload`` in any month, all places and widths together."""
+def _most_replicas(plan: Plan, workload: str, gpus: bool = False) -> int | None:
+    """The most replicas of ``workload`` in any month, all places and widths together.
+
+    ``gpus``: the most GPUs those replicas hold (width × replicas) instead.
+    """
     per_month: dict[int, int] = {}
     for a in plan.assignments:
         if a.workload == workload and a.replicas is not None:
-            per_month[a.month] = per_month.get(a.month, 0) + a.replicas
+            held = a.replicas * a.width if gpus else a.replicas
+            per_month[a.month] = per_month.get(a.month, 0) + held
     return max(per_month.values(), default=None)
 
 

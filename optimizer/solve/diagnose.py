@@ -197,7 +197,11 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         top = max(per_month.values())
         up_to = "" if top - min(per_month.values()) <= 1e-6 * max(1.0, top) else "up to "
         if w.kind is Kind.REALTIME_INFERENCE:
-            text = f"{w.name} short of {up_to}{_number(top)} tokens/s in {_months(list(per_month))}"
+            text = (
+                f"{w.name} short of {up_to}{_number(top)} tokens/s of serving capacity"
+                f" (demand / target_load {s.assumptions.target_load:.0%})"
+                f" in {_months(list(per_month))}"
+            )
         else:
             text = (
                 f"{w.name} short of {up_to}{top:.1%} of its monthly tokens "

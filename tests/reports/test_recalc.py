@@ -266,12 +266,20 @@ def test_pandas_reads_the_json_numbers_after_recalculation(books: dict[str, Reca
         assert assignments["Place"].tolist() == [
             a["place"].replace("_", "-") for a in assignment_rows
         ]
+        places = _frame(book.recalculated, sheets["Places"]).iloc[: len(plan.places)]
+        place_rows = cast(list[dict[str, Any]], expected["places"])
+        assert places["Size (GPUs)"].tolist() == [p["size"] for p in place_rows]
+        assert places["Pinned by serving replicas (GPUs)"].tolist() == [
+            p["pinned"] for p in place_rows
+        ]
+        # Free is a live formula: LibreOffice's result equals the plan's figure.
+        assert places["Free = size − pinned (GPUs)"].tolist() == [p["free"] for p in place_rows]
         loads = assignments["Serving load (% of capacity)"].tolist()
-        for load, row in zip(loads, assignment_rows, strict=True):
-            if row["load"] is None:
+        for load, assignment in zip(loads, assignment_rows, strict=True):
+            if assignment["load"] is None:
                 assert math.isnan(load)
             else:
-                assert load == pytest.approx(row["load"], rel=1e-15)
+                assert load == pytest.approx(assignment["load"], rel=1e-15)
 
 
 def test_formula_like_user_text_is_still_text_after_recalculation(

@@ -17,7 +17,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from optimizer.domain import Scenario
 from optimizer.reports.assignments_sheet import HEADERS as ASSIGNMENT_HEADERS
-from optimizer.reports.fleet_sheet import PLACES_HEADERS, PLACES_TITLE, slots_text
+from optimizer.reports.places_sheet import NO_PLACES, PLACES_HEADERS, slots_text
 from optimizer.reports.report_json import run_to_json
 from optimizer.reports.result_shared import place_label
 from optimizer.reports.result_workbook import write_result_workbook
@@ -44,6 +44,7 @@ def same(value: object) -> object:
 
 
 REPLICAS_LABEL = "{}: replicas (most in a month)"
+GPUS_LABEL = "{}: GPUs its replicas hold (most in a month)"
 LOAD_LABEL = "{}: peak load (% of serving capacity)"
 
 
@@ -60,26 +61,37 @@ def _row_by_label(ws: Worksheet, label: str) -> list[object]:
     raise AssertionError(f"no row labelled {label!r} in {ws.title}")
 
 
-def _places_block(ws: Worksheet) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
-    """The header and data rows of the places block under the fleet table."""
+def _places_rows(ws: Worksheet) -> tuple[tuple[object, ...], list[tuple[object, ...]]]:
+    """The header and data rows of a Places sheet (data: until the first row without a place)."""
     rows = list(ws.iter_rows(max_col=len(PLACES_HEADERS), values_only=True))
-    top = next(i for i, r in enumerate(rows) if r[0] == PLACES_TITLE)
     data = []
-    for r in rows[top + 2 :]:
-        if r[1] is None:  # a note, or the end of the block
+    for r in rows[1:]:
+        if r[1] is None:  # no place: a note, or the end of the table
             break
         data.append(r)
-    return rows[top + 1], data
+    return rows[0], data
 
 
 def _assignment_cells(a: AssignmentRow) -> tuple[object, ...]:
-    values = (place_label(a.place), a.offer, a.copy_width, a.width, a.replicas, a.load)
+    """Columns A–I of an Assignments row, as the plan has them."""
+    values = (
+        a.workload,
+        a.gpu,
+        place_label(a.place),
+        a.offer,
+        a.month,
+        a.copy_width,
+        a.width,
+        a.replicas,
+        a.load,
+    )
     return tuple(same(v) for v in values)
 
 
 def _expected_place_row(p: PlaceRow) -> tuple[object, ...]:
     text = slots_text(p.slots) or None
-    return (p.gpu, p.month, place_label(p.place), p.offer, p.size, p.pinned, p.free, text)
+    in_slots = sum(k * n for k, n in p.slots.items())
+    return (p.gpu, place_label(p.place), p.offer, p.month, p.size, p.pinned, p.free, in_slots, text)
 
 
 # --- hand-built plan ------------------------------------------------------
@@ -97,9 +109,10 @@ def test_assignments_show_place_offer_widths_replicas_and_load(tmp_path: Path) -
     ws = openpyxl.load_workbook(path, data_only=True)["base Assignments"]
     header = next(ws.iter_rows(max_row=1, values_only=True))
     assert header == ASSIGNMENT_HEADERS
-    assert header[3:9] == (
+    assert header[2:9] == (
         "Place",
         "Offer",
+        "Month",
         "Copy width (GPUs one copy needs)",
         "Width (GPUs held at once)",
         "Replicas (serving)",
@@ -107,38 +120,36 @@ def test_assignments_show_place_offer_widths_replicas_and_load(tmp_path: Path) -
     )
     rows = list(ws.iter_rows(min_row=2, max_row=1 + len(plan.assignments), values_only=True))
     for a, row in zip(plan.assignments, rows, strict=True):
-        assert row[:3] == (a.workload, a.gpu, a.month)
-        assert row[3:9] == _assignment_cells(a)  # exactly the plan's figures
+        assert row[:9] == _assignment_cells(a)  # exactly the plan's figures
         assert row[9] == same(a.gpu_hours)
     chat, lora = rows[0], rows[-1]
-    assert chat[3:9] == ("house", None, 1, 1, CHAT_REPLICAS, same(CHAT_LOAD))
-    assert lora[3:9] == ("on-demand", "Acme Cloud", 2, 2, None, None)
+    assert chat[2:9] == ("house", None, 1, 1, 1, CHAT_REPLICAS, same(CHAT_LOAD))
+    assert lora[2:9] == ("on-demand", "Acme Cloud", 2, 2, 2, None, None)
     assert ws["I2"].number_format == "0.0%"
 
 
-def test_fleet_sheet_lists_every_finite_place_and_month_under_the_fleet_table(
-    tmp_path: Path,
-) -> None:
+def test_places_sheet_lists_every_finite_place_and_month(tmp_path: Path) -> None:
     plan = fake_plan()
     path = _write(tmp_path, fake_run(plan))
-    ws = openpyxl.load_workbook(path, data_only=True)["base Fleet"]
-    header, rows = _places_block(ws)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    assert wb.sheetnames.index("base Places") == wb.sheetnames.index("base Fleet") + 1
+    header, rows = _places_rows(wb["base Places"])
     assert header == PLACES_HEADERS
     assert rows == [_expected_place_row(p) for p in plan.places]
-    assert rows[0] == ("H100", 1, "house", None, 2, 2, 0, None)
-    assert rows[3] == ("L40S", 1, "on-demand", "Acme Cloud", 4, 0, 4, "1 × 2 GPUs")
-    tables = openpyxl.load_workbook(path)["base Fleet"].tables
-    assert set(tables) == {"Fleet_1", "Places_1"}
-    fleet_rows = 6  # H100 and L40S, 3 months each
-    assert tables["Places_1"].ref == f"A{fleet_rows + 4}:H{fleet_rows + 4 + len(plan.places)}"
+    assert rows[0] == ("H100", "house", None, 1, 2, 2, 0, 0, None)
+    assert rows[3] == ("L40S", "on-demand", "Acme Cloud", 1, 4, 0, 4, 2, "1 × 2 GPUs")
+    formulas = openpyxl.load_workbook(path)["base Places"]
+    assert formulas["G2"].value == "=E2-F2"  # free = size - pinned, live
+    assert set(formulas.tables) == {"Places_1"}
+    assert formulas.tables["Places_1"].ref == f"A1:I{1 + len(plan.places)}"
+    assert formulas.freeze_panes == "D2"
 
 
 def test_a_plan_without_finite_places_says_so(tmp_path: Path) -> None:
     plan = replace(fake_plan(), places=())
-    ws = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)), data_only=True)["base Fleet"]
-    values = [v for row in ws.iter_rows(values_only=True) for v in row if v]
-    assert PLACES_TITLE in values
-    assert "No owned, reserved or capped rental GPUs: every GPU is rented by the hour." in values
+    wb = openpyxl.load_workbook(_write(tmp_path, fake_run(plan, infeasible_plan("c"))))
+    assert wb["base Places"]["A2"].value == NO_PLACES
+    assert str(wb["c Places"]["A2"].value).startswith("No plan: status infeasible")
 
 
 def test_summary_says_how_many_replicas_serve_and_at_what_load(tmp_path: Path) -> None:
@@ -147,6 +158,7 @@ def test_summary_says_how_many_replicas_serve_and_at_what_load(tmp_path: Path) -
         _write(tmp_path, fake_run(a, b, infeasible_plan("c"))), data_only=True
     )["Summary"]
     assert _row_by_label(ws, REPLICAS_LABEL.format("chat-8b")) == [CHAT_REPLICAS] * 2 + [None]
+    assert _row_by_label(ws, GPUS_LABEL.format("chat-8b")) == [CHAT_REPLICAS] * 2 + [None]
     assert _row_by_label(ws, LOAD_LABEL.format("chat-8b")) == [same(CHAT_LOAD)] * 2 + [None]
     target = _row_by_label(ws, "Target load (% of serving capacity; the plan stays at or below it)")
     assert target == [0.8, 0.8, 0.8]
@@ -182,13 +194,13 @@ def test_offer_names_from_users_stay_text(tmp_path: Path) -> None:
     plan = fake_plan(provider=EVIL)
     wb = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)))
     found = []
-    for title in ("base Assignments", "base Fleet"):
+    for title in ("base Assignments", "base Places"):
         for row in wb[title].iter_rows():
             for cell in row:
                 if cell.value == EVIL:
                     assert cell.data_type == "s" and cell.quotePrefix, (title, cell.coordinate)
                     found.append(title)
-    assert set(found) == {"base Assignments", "base Fleet"}
+    assert set(found) == {"base Assignments", "base Places"}
 
 
 # --- a real solve ---------------------------------------------------------
@@ -265,18 +277,20 @@ def test_a_real_plan_shows_its_places_widths_replicas_and_load(
         )
     )
     for a, row in zip(plan.assignments, rows, strict=True):
-        assert row[:3] == (a.workload, a.gpu, a.month)
-        assert row[3:9] == _assignment_cells(a)
-    _, places = _places_block(wb["v2 Fleet"])
+        assert row[:9] == _assignment_cells(a)
+    _, places = _places_rows(wb["v2 Places"])
     assert places == [_expected_place_row(p) for p in plan.places]
     serving = {a.workload for a in plan.assignments if a.replicas is not None}
     for w in serving:
         per_month: dict[int, int] = {}
+        held: dict[int, int] = {}
         for a in plan.assignments:
             if a.workload == w and a.replicas is not None:
                 per_month[a.month] = per_month.get(a.month, 0) + a.replicas
+                held[a.month] = held.get(a.month, 0) + a.replicas * a.width
         loads = [a.load for a in plan.assignments if a.workload == w and a.load is not None]
         assert _row_by_label(wb["Summary"], REPLICAS_LABEL.format(w)) == [max(per_month.values())]
+        assert _row_by_label(wb["Summary"], GPUS_LABEL.format(w)) == [max(held.values())]
         assert _row_by_label(wb["Summary"], LOAD_LABEL.format(w)) == [same(max(loads))]
         assert min(per_month.values()) >= 2  # min_replicas
         assert 0 < max(loads) <= plan.scenario.assumptions.target_load + 1e-9

@@ -137,11 +137,11 @@ def test_realtime_short_because_offers_are_capped() -> None:
     )
     plan = solve_checked(s)
     _no_plan(plan.status, plan.total_cost)
-    # 16 GPUs hold 8 replicas: 16,800 of 18,000 tokens/s.
+    # 16 GPUs hold 8 replicas: 16,800 tokens/s rated, against 18,000 / 0.8 = 22,500.
     assert plan.diagnostics == (
         "no plan meets every requirement:",
-        "chat-70b short of 1,200 tokens/s in months 4–6 because L40S on_demand offers are "
-        "capped at 16 GPUs a month",
+        "chat-70b short of 5,700 tokens/s of serving capacity (demand / target_load 80%)"
+        " in months 4–6 because L40S on_demand offers are capped at 16 GPUs a month",
     )
 
 
