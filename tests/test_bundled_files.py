@@ -123,7 +123,7 @@ def test_bundled_workbooks_read_without_problems() -> None:
     reader = pytest.importorskip("optimizer.inputs.reader")
     example, problems = reader.parse_workbook(WORKBOOKS / "example.xlsx")
     assert problems == []
-    assert (len(example.gpus), len(example.offers), len(example.workloads)) == (7, 19, 5)
+    assert (len(example.gpus), len(example.offers), len(example.workloads)) == (7, 19, 6)
     assert [s.name for s in example.scenarios] == ["us-baseline", "europe", "tight-capex"]
     template, problems = reader.parse_workbook(WORKBOOKS / "template.xlsx")
     assert problems == []
@@ -157,7 +157,7 @@ def test_example_loads_with_every_scenario() -> None:
     loaded = inputs.load_input(WORKBOOKS / "example.xlsx")
     scenarios = {s.name: s for s in loaded.scenarios}
     assert list(scenarios) == ["us-baseline", "europe", "tight-capex"]
-    assert (loaded.gpu_count, loaded.offer_count, loaded.workload_count) == (7, 19, 5)
+    assert (loaded.gpu_count, loaded.offer_count, loaded.workload_count) == (7, 19, 6)
     assert scenarios["europe"].assumptions.electricity_per_kwh == 0.25
     assert scenarios["us-baseline"].assumptions.electricity_per_kwh == 0.10
     assert scenarios["tight-capex"].budget_capex == 10_000

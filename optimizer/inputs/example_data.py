@@ -243,6 +243,20 @@ WORKLOADS: tuple[Row, ...] = (
         "tokens_per_second": 1_500,
         "latency_ms": 50,
         "context_tokens": 4096,
+        # Two replicas at least: serving stays up when one fails.
+        "min_replicas": 2,
+    },
+    # A weekly adapter refresh (about 4.3 runs a month, 100 M tokens each) that
+    # must finish overnight: a run longer than 4 hours on one GPU needs several
+    # copies at once (model v2 §C).
+    {
+        "workload": "weekly-lora",
+        "kind": "lora",
+        "params_b": 7,
+        "precision": "bf16",
+        "tokens": 100_000_000,
+        "runs_per_month": 4.3,
+        "deadline_hours": 4,
     },
 )
 
