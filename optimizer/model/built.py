@@ -82,6 +82,10 @@ class BuiltModel:
     work_at: dict[tuple[str, str, int], dict[str, pulp.LpVariable]] = field(
         default_factory=lambda: defaultdict(dict)
     )
+    # ... and by (workload, gpu): (place, month, variable), for the demand rows.
+    work_of: dict[tuple[str, str], list[tuple[str, int, pulp.LpVariable]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
 
     # Positions used in LP names.
     @property

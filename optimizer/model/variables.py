@@ -109,6 +109,7 @@ def _define_work(built: BuiltModel) -> None:
                 var = prob.add_variable(f"work_w{i}_g{j}_p{p.lp}_t{t}", lowBound=0)
                 built.work[(w_name, g_name, p.key, t)] = var
                 built.work_at[(g_name, p.key, t)][w_name] = var
+                built.work_of[(w_name, g_name)].append((p.key, t, var))
                 if p.finite and fig.copies >= 2:
                     built.runs_in[(w_name, g_name, p.key, t)] = prob.add_variable(
                         f"runs_in_w{i}_g{j}_p{p.lp}_t{t}", cat=pulp.LpBinary
