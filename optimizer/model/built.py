@@ -10,7 +10,6 @@ the elastic group names, and the small helpers the families share (``_merge``,
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import pulp
 
 from optimizer.domain import Offer, Scenario, Workload
 from optimizer.errors import SolveError
+from optimizer.estimate.gangs import whole_ceiling
 from optimizer.model.places import PairFigures, Place
 from optimizer.results import PairEstimate
 
@@ -182,7 +182,7 @@ def _merge(terms: Iterable[tuple[pulp.LpVariable, float]]) -> Terms:
 
 def _ceil(x: float) -> int:
     """Ceiling that ignores floating-point noise (3.0000000001 is 3)."""
-    return max(0, math.ceil(x - 1e-9))
+    return whole_ceiling(x)
 
 
 def _pairs_of(built: BuiltModel, w: Workload) -> list[str]:

@@ -247,13 +247,6 @@ def offer_label(offer: Offer) -> str:
     return f"{offer.gpu} {offer.option.value} row {offer.row}"
 
 
-def place_kind(s: Scenario, key: str) -> str:
-    """``house``, or the option of the offer the place is (reserved, on_demand, spot)."""
-    if key == HOUSE:
-        return HOUSE
-    return next(o.option.value for o in s.offers if o.offer_id == key)
-
-
 def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
     """Every finite place in every month it holds GPUs (capped rental: months it is used)."""
     use = money.usage
