@@ -203,11 +203,21 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
                 f" in {_months(list(per_month))}"
             )
         else:
-            text = (
-                f"{w.name} short of {up_to}{top:.1%} of its monthly tokens "
-                f"in {_months(list(per_month))}"
-            )
+            what = "monthly runs" if w.runs_per_month is not None else "monthly tokens"
+            text = f"{w.name} short of {up_to}{top:.1%} of its {what} in {_months(list(per_month))}"
         lines.append(text + _binding_caps(built, w))
+    lacking: dict[int, dict[int, float]] = defaultdict(dict)
+    for slack, v in short.items():
+        if slack[0] == "replicas":
+            lacking[int(str(slack[1]))][int(str(slack[2]))] = v
+    for w_pos, per_month in sorted(lacking.items()):
+        w = s.workloads[w_pos]
+        top = round(max(per_month.values()))
+        lines.append(
+            f"{w.name} short of {'up to ' if len(set(per_month.values())) > 1 else ''}"
+            f"{top:,} of its {w.min_replicas:,} replicas (min_replicas)"
+            f" in {_months(list(per_month))}" + _binding_caps(built, w)
+        )
     for slack, v in short.items():
         if slack[0] != "training":
             continue
@@ -245,7 +255,7 @@ def _binding_caps(built: BuiltModel, w: Workload) -> str:
             capped[(o.gpu, o.option)] += o.max_units
     parts = [
         f"{gpu} {option.value} offers are capped at {cap:,} GPU{'' if cap == 1 else 's'}"
-        + ("" if option in (OfferOption.BUY, OfferOption.RESERVED) else " a month")
+        + ("" if option in (OfferOption.BUY, OfferOption.RESERVED) else " at any moment")
         for (gpu, option), cap in capped.items()
     ]
     if late:

@@ -141,7 +141,30 @@ def test_realtime_short_because_offers_are_capped() -> None:
     assert plan.diagnostics == (
         "no plan meets every requirement:",
         "chat-70b short of 5,700 tokens/s of serving capacity (demand / target_load 80%)"
-        " in months 4–6 because L40S on_demand offers are capped at 16 GPUs a month",
+        " in months 4–6 because L40S on_demand offers are capped at 16 GPUs at any moment",
+    )
+
+
+def test_too_few_replicas_fit_for_min_replicas() -> None:
+    # Three 1-GPU replicas are asked for; the only offer holds 2 GPUs at once.
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "on_demand", 2.0, max_units=2)],
+        [
+            workload(
+                "chat", "realtime_inference", params_b=8, tokens_per_second=500.0, min_replicas=3
+            )
+        ],
+        [measured("chat", "H100", gpus_per_replica=1, tokens_per_second_per_replica=1000.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "chat short of 1 of its 3 replicas (min_replicas) in months 1–2 because H100 on_demand"
+        " offers are capped at 2 GPUs at any moment",
     )
 
 
@@ -191,5 +214,5 @@ def test_batch_short_because_offers_are_capped() -> None:
     assert plan.diagnostics == (
         "no plan meets every requirement:",
         "batch short of 27.0% of its monthly tokens in months 1–3 because H100 on_demand "
-        "offers are capped at 1 GPU a month",
+        "offers are capped at 1 GPU at any moment",
     )

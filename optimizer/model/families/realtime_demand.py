@@ -28,7 +28,8 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
     in a month whose demand is 0. Replicas pin whole GPUs of their place
     (``place_capacity``) and rented ones are paid ``k * H`` (``rental_hours``).
     Elastic (``demand``): ``short[w,t]`` tokens/s on the first row, weighted 1
-    per month of full demand; the replicas row is left out.
+    per month of full demand; the replicas row keeps only ``min_replicas``,
+    with ``short[replicas,w,t]`` replicas, weighted 1 per month of all of them.
     """
     s = built.scenario
     a = s.assumptions
@@ -66,4 +67,15 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
                     [(var, 1.0) for var, _cap in reps],
                     pulp.LpConstraintGE,
                     fewest,
+                )
+            elif short is not None and w.min_replicas >= 1:
+                # Elastic: only min_replicas, with its own slack (replicas short).
+                lack = built.add_shortfall(ELASTIC_DEMAND, ("replicas", i, t), 1.0 / w.min_replicas)
+                assert lack is not None  # the demand group is elastic here
+                built.add_row(
+                    "realtime_demand",
+                    ("replicas", f"w{i}", f"t{t}"),
+                    [*((var, 1.0) for var, _cap in reps), (lack, 1.0)],
+                    pulp.LpConstraintGE,
+                    float(w.min_replicas),
                 )
