@@ -1,7 +1,7 @@
 """Deadlines: can any place of a GPU type hold a run's gang at once? (model v2 §C)
 
-Takes the ``domain.Scenario``, a training or ``batch_inference`` workload with
-``deadline_hours``, a GPU type, the copy width ``k`` and the GPU-hours of one
+Takes the ``domain.Scenario``, a training or ``batch_inference`` workload (a
+deadline makes its gang several copies wide), a GPU type, the copy width ``k`` and the GPU-hours of one
 run; hands on to ``pairs`` why the pair is ruled out (in numbers), or None.
 A gang of ``n = k × copies_per_gang`` GPUs runs wholly in one place:
 
@@ -47,19 +47,20 @@ def _offer_name(o: Offer) -> str:
 def gang_reason(
     scenario: Scenario, workload: Workload, gpu: Gpu, k: int, run_gpu_hours: float
 ) -> str | None:
-    """Why no place of ``gpu`` can hold a deadline run's gang, or None when one can.
+    """Why no place of ``gpu`` can hold a run's gang, or None when one can.
 
-    None also without a deadline, and when the type has no place for the workload.
+    Without a deadline the gang is one copy. None when the type has no place
+    for the workload at all.
     """
     deadline = workload.deadline_hours
-    if deadline is None:
-        return None
     copies = copies_per_gang(run_gpu_hours, k, deadline)
     gang = k * copies
     places = _places(scenario, workload, gpu)
     if not places or any(size is None or size >= gang for _, size in places):
         return None
     largest, _ = max(places, key=lambda p: p[1] or 0)
+    if deadline is None:
+        return f"one copy needs {k} × {gpu.name} at once; the largest place is {largest}"
     of_k = f"{k} GPU" if k == 1 else f"{k} GPUs"
     what = f"{copies} copies of {of_k}" if copies > 1 else f"one copy of {of_k}"
     return (

@@ -153,3 +153,17 @@ def test_a_copy_wider_than_every_place_needs_no_second_copy_to_be_out() -> None:
         " (one copy of 12 GPUs); the largest place is on_demand offer H100|on_demand|1 (Lambda)"
         " with max_units 8"
     )
+
+
+def test_one_copy_wider_than_every_place_is_ruled_out_without_a_deadline() -> None:
+    # A 24-GPU copy fits no capped place (the largest, reserved row 7, holds 20).
+    w = workload("pre", "pretraining", params_b=70, tokens=1e12)
+    wide = [measured("pre", "H100", gpus_per_replica=24, gpu_hours=1000.0)]
+    est = _one(w, CAPPED, wide)
+    assert not est.allowed
+    assert est.reason == (
+        "one copy needs 24 × H100 at once; the largest place is reserved row 7 with max_units 20"
+    )
+    # At 20 GPUs a copy the reservation holds it.
+    fits = [measured("pre", "H100", gpus_per_replica=20, gpu_hours=1000.0)]
+    assert _one(w, CAPPED, fits).allowed
