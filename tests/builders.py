@@ -40,6 +40,15 @@ def gpu(name: str = "H100", **kw: Any) -> Gpu:
     return Gpu(name=name, **base)
 
 
+def l40s(**kw: Any) -> Gpu:
+    """An L40S as the buying guide lists it (48 GB, 362 TFLOPS, 864 GB/s, 350 W, PCIe)."""
+    base: dict[str, Any] = dict(
+        vram_gb=48.0, fp16_tflops=362.0, memory_bandwidth_gbs=864.0, tdp_w=350.0, nvlink=False
+    )
+    base.update(kw)
+    return gpu("L40S", **base)
+
+
 def offer(gpu_name: str, option: str, price: float, n: int = 1, **kw: Any) -> Offer:
     opt = OfferOption(option)
     return Offer(

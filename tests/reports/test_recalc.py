@@ -26,7 +26,7 @@ from optimizer.reports.report_json import plan_to_dict
 from optimizer.reports.result_workbook import write_result_workbook
 from optimizer.reports.sheet_names import scenario_sheet_names
 from optimizer.results import RunResult, SolverSettings
-from tests.builders import gpu, offer, scenario, with_assumptions, workload
+from tests.builders import gpu, l40s, offer, scenario, with_assumptions, workload
 from tests.checked import solve_checked
 from tests.fake_plans import fake_plan, fake_run, infeasible_plan
 from tests.libreoffice import recalculate
@@ -43,14 +43,7 @@ def mixed_fleet() -> Scenario:
     return scenario(
         [
             gpu("H100"),
-            gpu(
-                "L40S",
-                vram_gb=48.0,
-                fp16_tflops=362.0,
-                memory_bandwidth_gbs=864.0,
-                tdp_w=350.0,
-                nvlink=False,
-            ),
+            l40s(),
         ],
         [
             offer("H100", "buy", 25_000.0, source=EVIL, provider="@SUM(1)"),

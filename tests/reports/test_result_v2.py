@@ -22,7 +22,7 @@ from optimizer.reports.report_json import run_to_json
 from optimizer.reports.result_shared import place_label
 from optimizer.reports.result_workbook import write_result_workbook
 from optimizer.results import AssignmentRow, PlaceRow, Plan, RunResult
-from tests.builders import gpu, offer, scenario, workload
+from tests.builders import gpu, l40s, offer, scenario, workload
 from tests.fake_plans import (
     CHAT_LOAD,
     CHAT_REPLICAS,
@@ -211,14 +211,7 @@ def v2_fleet() -> Scenario:
     return scenario(
         [
             gpu("H100"),
-            gpu(
-                "L40S",
-                vram_gb=48.0,
-                fp16_tflops=362.0,
-                memory_bandwidth_gbs=864.0,
-                tdp_w=350.0,
-                nvlink=False,
-            ),
+            l40s(),
         ],
         [
             offer("H100", "buy", 25_000.0, provider="Rack Vendor"),
