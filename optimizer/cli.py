@@ -22,8 +22,9 @@ from xlsxwriter.exceptions import XlsxWriterException
 from optimizer import __version__
 from optimizer.cli_parser import _build_parser
 from optimizer.domain import Scenario
-from optimizer.errors import GpumixError, InputError, Problem
+from optimizer.errors import GpumixError, InputError, Problem, WriteError
 from optimizer.inputs.price_warnings import scenario_warnings
+from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
 
 
@@ -87,18 +88,25 @@ def _output_path(path: Path, inputs: Sequence[Path] = (), *, in_place_hint: bool
         problems.append(
             f"the output would overwrite an input file; gpumix never changes its inputs{hint}"
         )
+    else:
+        problems += output_problems(path, inputs)
     if problems:
         raise InputError([Problem(file=str(path), message=f"usage: {m}") for m in problems])
     return path
 
 
 def _write(writer: Callable[..., None], path: Path, *args: object) -> None:
-    """Run a writer; a file that cannot be written is a clear error, not a traceback."""
+    """Run a writer through a temporary file renamed over ``path``; a failure is exit 3.
+
+    The previous file at ``path`` survives any failure or interruption.
+    """
     try:
-        writer(path, *args)
+        write_atomically(path, lambda temporary: writer(temporary, *args))
     except (OSError, XlsxWriterException) as exc:
-        reason = exc.__cause__ or exc
-        raise GpumixError(
+        cause = exc.__cause__ or exc
+        # The OS names the temporary file; the user only needs to know why.
+        reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else cause
+        raise WriteError(
             f"cannot write {path}: {reason} (is it open in another program, or the folder read-only?)"
         ) from exc
 
@@ -316,7 +324,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_template(args: argparse.Namespace) -> int:
     from optimizer.inputs.template import write_template
 
-    _write(write_template, _output_path(args.output))
+    output = _output_path(args.output)
+    if output.exists() and not args.force:
+        raise InputError(
+            Problem(
+                file=str(output),
+                message="usage: the file exists; gpumix template never replaces a workbook"
+                " (give a new name, or --force to replace it)",
+            )
+        )
+    _write(write_template, output)
     print(f"wrote {args.output}")
     return 0
 

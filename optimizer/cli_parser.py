@@ -83,6 +83,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
+    template.add_argument(
+        "--force", action="store_true", help="replace OUT.xlsx if it exists (default: refuse)"
+    )
 
     validate = sub.add_parser(
         "validate", help="check inputs (every scenario, after overrides) and print every problem"

@@ -2,7 +2,8 @@
 
     GpumixError                 base of everything gpumix raises on purpose
     ├── InputError              bad input or usage: nothing is solved (exit code 2)
-    └── SolveError              the solver could not run or returned nonsense (exit code 1)
+    ├── SolveError              the solver could not run or returned nonsense (exit code 1)
+    └── WriteError              the plan was made but its results could not be written (exit code 3)
 
 An ``InputError`` carries every :class:`Problem` found, so that a user fixes
 all of them in one pass instead of one per run.
@@ -82,3 +83,9 @@ class SolveError(GpumixError):
     """The solver failed to run, or returned a plan that cannot be trusted."""
 
     exit_code = 1
+
+
+class WriteError(GpumixError):
+    """The results could not be written; the message names the file and why."""
+
+    exit_code = 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -355,10 +356,11 @@ def test_a_write_that_fails_late_is_a_clear_error_without_traceback(
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(optimizer.inputs.template, "write_template", locked)
-    assert main(["template", str(tmp_path / "t.xlsx")]) == 1
+    assert main(["template", str(tmp_path / "t.xlsx")]) == 3  # results not written
     err = capsys.readouterr().err
-    assert "cannot write" in err and "Permission denied" in err
-    assert "Traceback" not in err
+    assert f"cannot write {tmp_path / 't.xlsx'}: Permission denied (" in err
+    assert "Traceback" not in err and ".part" not in err
+    assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 
 
 def test_compare_refuses_clashing_scenario_names_before_solving(
@@ -419,3 +421,71 @@ def test_compare_solves_with_the_solver_asked_for(
     assert "us" in capsys.readouterr().out
     frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
     assert list(frame.loc["Status"]) == ["optimal", "optimal"]
+
+
+def test_an_interrupted_write_leaves_the_previous_workbook_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The writer dies half-way (Ctrl-C); the previous result must survive byte for byte.
+    import optimizer.inputs.template
+
+    out = tmp_path / "t.xlsx"
+    assert main(["template", str(out)]) == 0
+    before = out.read_bytes()
+
+    def half_then_interrupted(path: Path, *args: object) -> None:
+        path.write_bytes(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(optimizer.inputs.template, "write_template", half_then_interrupted)
+    assert main(["template", str(out), "--force"]) == 130
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.xlsx"]
+
+
+def test_template_never_replaces_a_workbook_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mine.xlsx"
+    out.write_bytes(b"a filled-in workbook")
+    assert main(["template", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the file exists; gpumix template never replaces a workbook" in err
+    assert "--force" in err
+    assert out.read_bytes() == b"a filled-in workbook"
+    assert main(["template", str(out), "--force"]) == 0
+    assert out.read_bytes()[:2] == b"PK"
+
+
+def test_an_output_that_is_a_link_is_refused_and_its_target_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim.conf"
+    victim.write_text("keep me")
+    link = tmp_path / "x-results.xlsx"
+    link.symlink_to(victim)
+    assert main(["template", str(link), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert f"the output is a link (to {victim})" in err
+    assert victim.read_text() == "keep me" and link.is_symlink()
+
+
+def test_an_output_hard_linked_to_the_input_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workbook = tmp_path / "fleet.xlsx"
+    assert main(["template", str(workbook)]) == 0
+    before = workbook.read_bytes()
+    twin = tmp_path / "twin.xlsx"
+    os.link(workbook, twin)
+    assert main(["solve", str(workbook), "--output", str(twin)]) == 2
+    assert f"the output is the same file as the input {workbook}" in capsys.readouterr().err
+    assert workbook.read_bytes() == before
+
+
+def test_a_replaced_workbook_keeps_its_mode(tmp_path: Path) -> None:
+    out = tmp_path / "t.xlsx"
+    assert main(["template", str(out)]) == 0
+    out.chmod(0o640)
+    assert main(["template", str(out), "--force"]) == 0
+    assert out.stat().st_mode & 0o777 == 0o640

@@ -9,6 +9,8 @@ them in LibreOffice and checks every formula against its cached value.
 from __future__ import annotations
 
 import functools
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,12 +32,32 @@ def _sheets(path: Path) -> frozenset[str]:
         return frozenset()
 
 
+def _kept(path: Path) -> Path:
+    """The file to recalculate later: a copy when the command line wrote a temporary file.
+
+    The command line writes to ``<name>.xlsx.part`` and renames it over the
+    target (``optimizer.reports.safe_files``), so the path the writer saw is
+    gone by the end of the run.
+    """
+    if not path.name.endswith(".part"):
+        return path.resolve()
+    global _STASH
+    if _STASH is None:
+        _STASH = Path(tempfile.mkdtemp(prefix="gpumix-written-"))
+    copy = _STASH / f"{len(WRITTEN):04d}-{path.name.removesuffix('.part')}"
+    shutil.copyfile(path, copy)
+    return copy
+
+
+_STASH: Path | None = None
+
+
 def _recording(writer: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(writer)
     def write(path: Path, *args: Any, **kwargs: Any) -> None:
         users = _sheets(Path(path)) if writer.__name__ == "write_in_place" else frozenset()
         writer(path, *args, **kwargs)
-        WRITTEN.append((Path(path).resolve(), users))
+        WRITTEN.append((_kept(Path(path)), users))
 
     write.__gpumix_recording__ = True  # type: ignore[attr-defined]
     return write

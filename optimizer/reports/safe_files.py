@@ -1,0 +1,71 @@
+"""Writing result files so that nothing the user had is lost or replaced by accident.
+
+Takes an output path and a writer (a function that writes a workbook to a
+path); hands back nothing, or raises. Every workbook gpumix writes goes to a
+temporary file in the target's own folder, is flushed to disk and then
+renamed over the target in one step, so an interrupted or failed write
+leaves the previous file as it was. A replaced file keeps its mode (and its
+owner where the operating system allows). The checks made before any solve
+(:func:`output_problems`) refuse a target that is a link, or that is the
+same file as an input under another name (a hard link): compared by device
+and inode, not by path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def output_problems(path: Path, inputs: Sequence[Path] = ()) -> list[str]:
+    """What makes ``path`` unfit to take a new workbook (empty when it is fit)."""
+    if path.is_symlink():
+        return [f"the output is a link (to {os.readlink(path)}); give the file itself"]
+    if path.exists() and not path.is_file():
+        return ["the output exists and is not a regular file"]
+    if path.exists():
+        for given in inputs:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, given):
+                    return [f"the output is the same file as the input {given}"]
+    return []
+
+
+def write_atomically(path: Path, writer: Callable[[Path], None]) -> None:
+    """Run ``writer`` on a temporary file beside ``path``, then rename it over ``path``.
+
+    The temporary file is removed whatever goes wrong; ``path`` is only ever
+    the old file or the complete new one.
+    """
+    folder = path.parent
+    handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.stem}-", suffix=".xlsx.part")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        writer(temporary)
+        with open(temporary, "rb+") as written:
+            os.fsync(written.fileno())
+        _keep_mode_and_owner(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _keep_mode_and_owner(old: Path, new: Path) -> None:
+    """Give ``new`` the mode and, where permitted, the owner of ``old`` (if it exists)."""
+    try:
+        info = old.stat()
+    except FileNotFoundError:
+        # A new file gets the mode any new file gets here (mkstemp made it 0600).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(new, 0o666 & ~umask)
+        return
+    os.chmod(new, stat.S_IMODE(info.st_mode))
+    with contextlib.suppress(PermissionError, AttributeError):
+        os.chown(new, info.st_uid, info.st_gid)
