@@ -242,6 +242,52 @@ def _openpyxl_cells(
     return cells
 
 
+# The most rows and columns a sheet may span. The reader holds a sheet as a
+# rectangle up to its last cell, so one stray cell at XFD1048576 would ask
+# for 17 billion cells; every real input fits well inside these.
+MAX_SHEET_ROWS = 100_000
+MAX_SHEET_COLUMNS = 1_000
+_ROW_MARK = re.compile(rb"""<row\b[^>]*?\br=["']([0-9]+)["']""")
+_DIMENSION = re.compile(rb"""<dimension\b[^>]*?\bref=["'][A-Z]*[0-9]*:?([A-Z]+)([0-9]+)["']""")
+
+
+def _oversized_sheets(path: Path, wanted: Sequence[str]) -> list[Problem]:
+    """Sheets that span more rows or columns than gpumix reads, found in their XML.
+
+    Scanned before the sheets are loaded, so a stray far-away cell (or a
+    ``<dimension>`` claiming one) is refused in a moment instead of
+    exhausting memory.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = _sheet_parts(archive) or {}
+            xml = {name: archive.read(parts[name]) for name in wanted if name in parts}
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return []  # the loader reports a damaged file in its own words
+    problems = []
+    for name, data in xml.items():
+        last_row, last_col, last_ref = 0, 0, ""
+        for letters, digits in [*_REF.findall(data), *_DIMENSION.findall(data)]:
+            row, col = int(digits), _column_index(letters.decode()) + 1
+            if not last_ref and (row > MAX_SHEET_ROWS or col > MAX_SHEET_COLUMNS):
+                last_ref = f"{letters.decode()}{digits.decode()}"  # the first one out of bounds
+            last_row, last_col = max(last_row, row), max(last_col, col)
+        last_row = max([last_row, *(int(r) for r in _ROW_MARK.findall(data))])
+        if last_row > MAX_SHEET_ROWS or last_col > MAX_SHEET_COLUMNS:
+            problems.append(
+                Problem(
+                    file=str(path),
+                    sheet=name,
+                    message=f"spans {last_row:,} rows and {last_col:,} columns"
+                    + (f" (a cell or range reaches {last_ref})" if last_ref else "")
+                    + f"; gpumix reads at most {MAX_SHEET_ROWS:,} rows and"
+                    f" {MAX_SHEET_COLUMNS:,} columns",
+                    expected="the table only: delete the rows and columns beyond it",
+                )
+            )
+    return problems
+
+
 def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
     import python_calamine
 
@@ -265,12 +311,16 @@ def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
             )
             if (found := _find_sheet(names, s)) is not None
         ]
+        if oversized := _oversized_sheets(path, wanted):
+            raise InputError(oversized)
         grids: dict[str, list[list[object]]] = {
             name: cast(
                 list[list[object]], book.get_sheet_by_name(name).to_python(skip_empty_area=False)
             )
             for name in wanted
         }
+    except InputError:
+        raise
     except Exception as exc:
         raise InputError(
             Problem(file=str(path), message=f"cannot be read as a workbook ({exc})")

@@ -858,3 +858,38 @@ def test_bad_v2_fields_in_a_scenario_file_are_reported_exactly(
         "hours_per_month 730); a recurring run (runs_per_month given) must fit inside a month "
         "(found 400.0); expected a number > 0, at most 365 (hours)",
     ]
+
+
+@pytest.mark.parametrize("far_cell", ["XFD1048576", "A100001", "ALM2"])
+def test_a_stray_far_cell_is_refused_in_a_moment_naming_the_sheet(
+    tmp_path: Path, far_cell: str
+) -> None:
+    """One stray cell made the reader size a rectangle of up to 17 billion cells
+    (a 512 GB allocation and a crash). It runs in a subprocess with a timeout so
+    that a regression fails the test instead of the test run."""
+    import subprocess
+    import sys
+
+    path = write_sheets(tmp_path / "stray.xlsx", valid_sheets())
+    book = openpyxl.load_workbook(path)
+    book["Prices"][far_cell] = "x"
+    book.save(path)
+    before = sha256(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "optimizer.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "stray.xlsx, sheet Prices: spans" in done.stderr
+    assert f"(a cell or range reaches {far_cell}); gpumix reads at most 100,000 rows" in done.stderr
+    assert "expected the table only: delete the rows and columns beyond it" in done.stderr
+    assert sha256(path) == before
+
+
+def test_a_sheet_inside_the_limits_is_read() -> None:
+    from optimizer.inputs.grid import MAX_SHEET_COLUMNS, MAX_SHEET_ROWS
+
+    # The bundled example is far inside them; the limits are what the README states.
+    assert (MAX_SHEET_ROWS, MAX_SHEET_COLUMNS) == (100_000, 1_000)
