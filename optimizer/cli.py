@@ -10,6 +10,7 @@ order, prints, and maps errors to exit codes:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -73,6 +74,15 @@ def _output_path(path: Path, inputs: Sequence[Path] = (), *, in_place_hint: bool
 
     ``in_place_hint``: the command has ``--in-place`` (only ``solve``), so say so.
     """
+    try:
+        return _checked_output(path, inputs, in_place_hint=in_place_hint)
+    except OSError as exc:  # a name too long, a folder we may not enter, ...
+        raise InputError(
+            Problem(file=str(path), message=f"usage: the output cannot be written: {exc.strerror}")
+        ) from exc
+
+
+def _checked_output(path: Path, inputs: Sequence[Path], *, in_place_hint: bool) -> Path:
     problems = []
     resolved = path.resolve()
     if path.suffix.lower() != ".xlsx":
@@ -422,10 +432,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whoever read our output stopped (``gpumix solve --json | head``). Files
         # are written before anything is printed, so nothing is lost; point
         # stdout at nothing so that the interpreter's last flush fails no more.
+        _quiet_stdout()
+        return 141  # 128 + SIGPIPE, what a shell reports for a program cut off this way
+    except OSError as exc:
+        if exc.filename is None:
+            # Printing the report failed (a full disk, /dev/full): results not written.
+            _quiet_stdout()
+            print(f"gpumix: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+            return WriteError.exit_code
+        # A file gpumix had to read or look at (result files are written through
+        # _write, which names its own failures).
+        print(f"gpumix: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return InputError.exit_code
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at nothing, so that the interpreter's last flush fails no more."""
+    with contextlib.suppress(OSError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-        return 141  # 128 + SIGPIPE, what a shell reports for a program cut off this way
 
 
 if __name__ == "__main__":

@@ -489,3 +489,43 @@ def test_a_replaced_workbook_keeps_its_mode(tmp_path: Path) -> None:
     out.chmod(0o640)
     assert main(["template", str(out), "--force"]) == 0
     assert out.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_name_too_long_is_one_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_input = tmp_path / ("a" * 300 + ".xlsx")
+    assert main(["validate", str(long_input)]) == 2
+    err = capsys.readouterr().err
+    assert f"{long_input.name}: cannot be read: File name too long" in err
+    assert "Traceback" not in err
+    # Only the default output name is too long: refused before any solve.
+    workbook = tmp_path / ("b" * 245 + ".xlsx")
+    assert main(["template", str(workbook)]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert main(["solve", str(workbook), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "usage: the output cannot be written: File name too long" in err
+    assert "Traceback" not in err
+
+
+def test_a_report_that_cannot_be_printed_exits_3_without_a_traceback() -> None:
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "optimizer.cli",
+                "validate",
+                str(ROOT / "workbooks" / "example.xlsx"),
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 3
+    assert done.stderr == "gpumix: cannot write standard output: No space left on device\n"

@@ -41,7 +41,13 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
                     message="the bundled example workbook is missing from this installation; name an input file",
                 )
             )
-    if path.is_dir():
+    try:
+        is_folder = path.is_dir()
+    except OSError as exc:  # a name too long, a folder we may not enter, ...
+        raise InputError(
+            Problem(file=str(path), message=f"cannot be read: {exc.strerror or exc}")
+        ) from exc
+    if is_folder:
         raise InputError(
             Problem(
                 file=str(path),

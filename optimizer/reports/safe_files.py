@@ -42,7 +42,8 @@ def write_atomically(path: Path, writer: Callable[[Path], None]) -> None:
     the old file or the complete new one.
     """
     folder = path.parent
-    handle, name = tempfile.mkstemp(dir=folder, prefix=f".{path.stem}-", suffix=".xlsx.part")
+    # A short name of its own: the target's name may already be as long as allowed.
+    handle, name = tempfile.mkstemp(dir=folder, prefix=".gpumix-", suffix=".xlsx.part")
     os.close(handle)
     temporary = Path(name)
     try:
