@@ -23,7 +23,7 @@ from xlsxwriter.exceptions import XlsxWriterException
 from optimizer import __version__
 from optimizer.cli_parser import _build_parser
 from optimizer.domain import Scenario
-from optimizer.errors import GpumixError, InputError, Problem, WriteError
+from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
@@ -129,7 +129,7 @@ def _default_output(input_path: Path | None, suffix: str) -> Path:
 def _say(quiet: bool, text: str) -> None:
     """Progress for people goes to stderr, so stdout stays clean for --json and pipes."""
     if not quiet:
-        print(text, file=sys.stderr, flush=True)
+        print(terminal_text(text), file=sys.stderr, flush=True)
 
 
 def _scenario_job(
@@ -235,8 +235,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         print(run_to_json(run))
     elif not args.quiet:
         for plan in plans:
-            print(_plan_line(plan))
-        print(f"wrote {written}")
+            print(terminal_text(_plan_line(plan)))
+        print(terminal_text(f"wrote {written}"))
     return 0 if all(p.status.has_plan for p in plans) else 1
 
 
@@ -276,11 +276,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
         plans.extend(solved)
     _write(write_comparison, written, plans)
-    print(comparison_table(plans))
+    print(terminal_text(comparison_table(plans)))
     for plan in plans:
         if not plan.status.has_plan:
-            print(_plan_line(plan))  # why there is no plan, in words
-    print(f"wrote {written}")
+            print(terminal_text(_plan_line(plan)))  # why there is no plan, in words
+    print(terminal_text(f"wrote {written}"))
     return 0 if all(p.status.has_plan for p in plans) else 1
 
 
@@ -323,11 +323,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             (len(loaded.scenarios), "scenario"),
         )
     )
-    print(f"{loaded.files[0].name}: OK — {counts} ({names})")
+    print(terminal_text(f"{loaded.files[0].name}: OK — {counts} ({names})"))
     # The same offer is in every scenario that keeps it: say each warning once.
     warnings = dict.fromkeys(w for s in loaded.scenarios for w in scenario_warnings(s))
     for warning in warnings:
-        print(warning)
+        print(terminal_text(warning))
     return 0
 
 
@@ -344,7 +344,7 @@ def _cmd_template(args: argparse.Namespace) -> int:
             )
         )
     _write(write_template, output)
-    print(f"wrote {args.output}")
+    print(terminal_text(f"wrote {args.output}"))
     return 0
 
 
@@ -376,9 +376,9 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
     # The workbook first: output cut short by a closed pipe must not lose it.
     if args.output:
         _write(write_breakeven_workbook, args.output, rows, scenario)
-    print(format_breakeven_table(rows))
+    print(terminal_text(format_breakeven_table(rows)))
     if args.output:
-        print(f"wrote {args.output}")
+        print(terminal_text(f"wrote {args.output}"))
     return 0
 
 
@@ -397,8 +397,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     )
     _write(write_sweep_workbook, written, result)
     for sentence in describe_flips(result):
-        print(sentence)
-    print(f"wrote {written}")
+        print(terminal_text(sentence))
+    print(terminal_text(f"wrote {written}"))
     return 0
 
 
@@ -423,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
     except GpumixError as exc:
-        print(f"gpumix: {exc}", file=sys.stderr)
+        print(terminal_text(f"gpumix: {exc}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("gpumix: interrupted", file=sys.stderr)
@@ -442,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return WriteError.exit_code
         # A file gpumix had to read or look at (result files are written through
         # _write, which names its own failures).
-        print(f"gpumix: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        print(terminal_text(f"gpumix: {exc.filename}: {exc.strerror or exc}"), file=sys.stderr)
         return InputError.exit_code
 
 

@@ -11,6 +11,7 @@ all of them in one pass instead of one per run.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,16 @@ class Problem:
         return text
 
 
+# C0 and C1 control characters except tab and line feed: what a terminal would
+# act on (escape sequences can move the cursor, retitle the window, hide text).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: str) -> str:
+    """Text safe to print: control characters from user input shown as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 class GpumixError(Exception):
     """Base of every error gpumix raises on purpose."""
 
@@ -76,7 +87,7 @@ class InputError(GpumixError):
     def render(self) -> str:
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} in the input:"
-        return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+        return terminal_text("\n".join([head, *(f"  - {p}" for p in self.problems)]))
 
 
 class SolveError(GpumixError):

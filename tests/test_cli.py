@@ -529,3 +529,21 @@ def test_a_report_that_cannot_be_printed_exits_3_without_a_traceback() -> None:
         )
     assert done.returncode == 3
     assert done.stderr == "gpumix: cannot write standard output: No space left on device\n"
+
+
+def test_names_are_printed_without_their_terminal_escape_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Excel cannot hold an escape character; a scenario file can ("\\e" in YAML).
+    from tests.conftest import valid_sheets, write_sheets
+
+    write_sheets(tmp_path / "fleet.xlsx", valid_sheets())
+    scenarios = tmp_path / "evil.yaml"
+    scenarios.write_text(
+        'workbook: fleet.xlsx\nscenarios:\n  - name: "evil\\e]0;owned\\a\\e[2J"\n',
+        encoding="utf-8",
+    )
+    assert main(["validate", str(scenarios)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "evil\\x1b]0;owned\\x07\\x1b[2J" in out
