@@ -31,6 +31,7 @@ class FieldSpec:
     expected: str
     required: bool = False
     minimum: float | None = None
+    maximum: float | None = None
     positive: bool = False
     at_most_one: bool = False
     allowed: tuple[str, ...] = ()
@@ -46,6 +47,7 @@ class FieldSpec:
             expected=expected,
             required=column.required,
             minimum=column.minimum,
+            maximum=column.maximum,
             positive=column.positive,
             at_most_one=at_most_one,
             allowed=column.allowed,
@@ -201,6 +203,8 @@ def coerce(spec: FieldSpec, raw: object) -> object:
         raise BadValue("must be more than 0")
     if spec.minimum is not None and value < spec.minimum:
         raise BadValue(f"must be at least {spec.minimum:g}")
+    if spec.maximum is not None and value > spec.maximum:
+        raise BadValue(f"must be at most {spec.maximum:,g}")
     if spec.at_most_one and value > 1:
         raise BadValue("must be at most 1 (fractions are plain numbers: 0.05 is 5 %)")
     return int(value) if kind is ColumnType.INTEGER else value

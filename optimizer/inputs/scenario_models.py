@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from optimizer.inputs.schema import MAX_HORIZON_MONTHS
+
 # ---------------------------------------------------------------- models
 
 
@@ -47,6 +49,7 @@ def _not_bool(value: object) -> object:
 
 Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
 Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
+Horizon = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1, le=MAX_HORIZON_MONTHS)]
 Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
 Switch = Annotated[bool, Field(strict=True)]
 
@@ -77,7 +80,7 @@ class PriceModel(_Closed):
 class ScenarioModel(_Closed):
     name: Name
     base: Name | None = None
-    horizon_months: Months | None = None
+    horizon_months: Horizon | None = None
     budget: BudgetModel | None = None
     power_cap_kw: Usd | None = None
     allow_buy: Switch | None = None

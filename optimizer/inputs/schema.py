@@ -22,6 +22,11 @@ class ColumnType(StrEnum):
     NAME_LIST = "comma-separated names"
 
 
+# The longest horizon gpumix plans: twenty years of monthly decisions. The
+# model grows with every month, and no GPU lasts that long.
+MAX_HORIZON_MONTHS = 240
+
+
 @dataclass(frozen=True)
 class Column:
     """One column of an input sheet.
@@ -40,6 +45,7 @@ class Column:
     default_text: str | None = None  # how the docs state the default when it is a rule
     allowed: tuple[str, ...] = ()
     minimum: float | None = None
+    maximum: float | None = None  # inclusive; a limit of what gpumix plans (README, Limits)
     positive: bool = False
     fraction: bool = False  # stored as Excel stores a percent cell: 0.05 is 5 %
     references: str | None = None  # "GPUs", "Workloads": the sheet whose names it must use
@@ -65,6 +71,8 @@ class Column:
             kind += " > 0"
         elif self.minimum is not None:
             kind += f" ≥ {self.minimum:g}"
+        if self.maximum is not None:
+            kind += f", at most {self.maximum:,g}"
         if self.unit:
             kind += f" ({self.unit})"
         return kind
@@ -359,10 +367,11 @@ SCENARIOS = Sheet(
         Column(
             "horizon_months",
             ColumnType.INTEGER,
-            "Planning horizon.",
+            "Planning horizon (at most 240 months, 20 years).",
             unit="months",
             default=36,
             minimum=1,
+            maximum=MAX_HORIZON_MONTHS,
         ),
         Column(
             "budget_total",

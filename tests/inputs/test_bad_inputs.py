@@ -893,3 +893,27 @@ def test_a_sheet_inside_the_limits_is_read() -> None:
 
     # The bundled example is far inside them; the limits are what the README states.
     assert (MAX_SHEET_ROWS, MAX_SHEET_COLUMNS) == (100_000, 1_000)
+
+
+def test_a_horizon_beyond_twenty_years_is_refused_in_the_sheet_and_the_scenario_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """horizon_months 1e9 passed validate and solve died of a MemoryError."""
+    sheets = set_cell(valid_sheets(), "Scenarios", 2, "horizon_months", 1_000_000_000)
+    path = write_sheets(tmp_path / "long.xlsx", sheets)
+    before = sha256(path)
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "cell B2, column horizon_months: must be at most 240 (found 1000000000.0)" in err
+    assert "expected a whole number ≥ 1, at most 240 (months)" in err
+    assert sha256(path) == before
+    scenario_file = tmp_path / "long.yaml"
+    scenario_file.write_text(
+        "workbook: long.xlsx\nscenarios:\n  - name: forever\n    horizon_months: 241\n",
+        encoding="utf-8",
+    )
+    write_sheets(path, valid_sheets())
+    assert main(["validate", str(scenario_file)]) == 2
+    assert "line 4: scenario 'forever', horizon_months: must be at most 240 (found 241)" in (
+        capsys.readouterr().err
+    )
