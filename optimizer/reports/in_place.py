@@ -25,9 +25,7 @@ copies them back from the original file after openpyxl has saved.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Iterable
@@ -52,6 +50,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 from optimizer.reports.cached_values import restore_cached_values
 from optimizer.reports.result_workbook import build_result_sheets
+from optimizer.reports.safe_files import write_atomically
 from optimizer.reports.sheet_grid import (
     FORMULA_STYLES,
     NUMBER_FORMATS,
@@ -298,15 +297,18 @@ def write_in_place(input_path: Path, run: RunResult) -> None:
 
 
 def _save_atomically(workbook: Workbook, path: Path, user_sheets: list[str]) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=".gpumix-", suffix=".xlsx", dir=path.parent)
-    os.close(handle)
-    try:
+    """Save through a temporary file renamed over the workbook (``safe_files``).
+
+    A link is followed: the linked workbook gets the results and the link
+    stays a link. The replaced file keeps its mode and, where allowed, owner.
+    """
+    target = path.resolve()
+
+    def save(temporary: Path) -> None:
         workbook.save(temporary)
-        restore_cached_values(path, Path(temporary), user_sheets)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        restore_cached_values(target, temporary, user_sheets)
+
+    write_atomically(target, save)
 
 
 # ---------------------------------------------------------------------------

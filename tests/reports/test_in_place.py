@@ -270,3 +270,18 @@ def test_the_users_formulas_keep_their_cached_values(tmp_path: Path) -> None:
     assert [values[f"B{r}"].value for r in range(3, 7)] == [22_500, "H100", True, "#DIV/0!"]
     formulas = openpyxl.load_workbook(path)["Prices"]
     assert formulas["B3"].value == "=B2*0.9" and formulas["B4"].value == '="H"&"100"'
+
+
+def test_in_place_on_a_link_writes_the_linked_workbook_and_keeps_its_mode(tmp_path: Path) -> None:
+    """--in-place replaced a symlink with a regular file (the linked workbook
+    never got the results) and reset the file's mode."""
+    (tmp_path / "shared").mkdir()
+    target = rich_workbook(tmp_path / "shared" / "fleet.xlsx")
+    target.chmod(0o640)
+    link = tmp_path / "fleet-link.xlsx"
+    link.symlink_to(target)
+    write_in_place(link, fake_run(fake_plan("base")))
+    assert link.is_symlink() and link.resolve() == target
+    assert "Summary" in openpyxl.load_workbook(target).sheetnames
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in target.parent.iterdir()) == ["fleet.xlsx"]  # no temporary left
