@@ -251,19 +251,53 @@ _ROW_MARK = re.compile(rb"""<row\b[^>]*?\br=["']([0-9]+)["']""")
 _DIMENSION = re.compile(rb"""<dimension\b[^>]*?\bref=["'][A-Z]*[0-9]*:?([A-Z]+)([0-9]+)["']""")
 
 
-def _oversized_sheets(path: Path, wanted: Sequence[str]) -> list[Problem]:
-    """Sheets that span more rows or columns than gpumix reads, found in their XML.
+_SHARED_ITEM = re.compile(rb"<si[\s>/]")
+_SHARED_CELL = re.compile(rb"""<c\b([^>]*?\bt=["']s["'][^>]*)>\s*<v>([^<]*)</v>""")
 
-    Scanned before the sheets are loaded, so a stray far-away cell (or a
-    ``<dimension>`` claiming one) is refused in a moment instead of
-    exhausting memory.
+
+def _sheet_xml_problems(path: Path, wanted: Sequence[str]) -> list[Problem]:
+    """What the sheets' XML shows before they are loaded: too large, or damaged text cells.
+
+    A stray far-away cell (or a ``<dimension>`` claiming one) is refused in a
+    moment instead of exhausting memory. A text cell pointing at a shared
+    string the workbook does not have (-1, "abc", past the end) would be read
+    as some other text without a word, so it is refused with its cell.
     """
     try:
         with zipfile.ZipFile(path) as archive:
             parts = _sheet_parts(archive) or {}
             xml = {name: archive.read(parts[name]) for name in wanted if name in parts}
+            names = set(archive.namelist())
+            shared = (
+                len(_SHARED_ITEM.findall(archive.read("xl/sharedStrings.xml")))
+                if "xl/sharedStrings.xml" in names
+                else 0
+            )
     except (OSError, KeyError, zipfile.BadZipFile):
         return []  # the loader reports a damaged file in its own words
+    problems = _oversized(path, xml)
+    for name, data in xml.items():
+        for attributes, index in _SHARED_CELL.findall(data):
+            text = index.decode(errors="replace").strip()
+            if text.isdigit() and int(text) < shared:
+                continue
+            ref = _REF.search(attributes)
+            cell = f"{ref.group(1).decode()}{ref.group(2).decode()}" if ref else None
+            problems.append(
+                Problem(
+                    file=str(path),
+                    sheet=name,
+                    cell=cell,
+                    message=f"is damaged: its text is shared string {text!r}, and the workbook"
+                    f" has {shared:,} (numbered from 0)",
+                    expected="a workbook saved by Excel or LibreOffice (open it and save it again)",
+                )
+            )
+    return problems
+
+
+def _oversized(path: Path, xml: Mapping[str, bytes]) -> list[Problem]:
+    """Sheets that span more rows or columns than gpumix reads."""
     problems = []
     for name, data in xml.items():
         last_row, last_col, last_ref = 0, 0, ""
@@ -311,8 +345,8 @@ def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
             )
             if (found := _find_sheet(names, s)) is not None
         ]
-        if oversized := _oversized_sheets(path, wanted):
-            raise InputError(oversized)
+        if damaged := _sheet_xml_problems(path, wanted):
+            raise InputError(damaged)
         grids: dict[str, list[list[object]]] = {
             name: cast(
                 list[list[object]], book.get_sheet_by_name(name).to_python(skip_empty_area=False)

@@ -917,3 +917,46 @@ def test_a_horizon_beyond_twenty_years_is_refused_in_the_sheet_and_the_scenario_
     assert "line 4: scenario 'forever', horizon_months: must be at most 240 (found 241)" in (
         capsys.readouterr().err
     )
+
+
+def _rewrite_member(path: Path, member: str, change: Callable[[bytes], bytes]) -> None:
+    with zipfile.ZipFile(path) as archive:
+        members = {info: archive.read(info.filename) for info in archive.infolist()}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info, data in members.items():
+            archive.writestr(info, change(data) if info.filename == member else data)
+
+
+@pytest.mark.parametrize("index", [b"-1", b"abc", b"99999"])
+def test_a_damaged_shared_string_index_is_refused_not_read_as_other_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], index: bytes
+) -> None:
+    """A text cell pointing at shared string -1 or "abc" was read as string 0."""
+    import re
+    import shutil
+
+    from optimizer.inputs.grid import _sheet_parts
+    from tests.paths import EXAMPLE_WORKBOOK
+
+    # The bundled example is written by xlsxwriter, which stores text as shared strings.
+    path = tmp_path / "strings.xlsx"
+    shutil.copyfile(EXAMPLE_WORKBOOK, path)
+    with zipfile.ZipFile(path) as archive:
+        part = (_sheet_parts(archive) or {})["GPUs"]
+
+    def damage(xml: bytes) -> bytes:  # the GPU name in row 2
+        damaged, count = re.subn(
+            rb'(<c r="A2"[^>]*t="s"[^>]*><v>)[0-9]+(</v>)', rb"\g<1>" + index + rb"\2", xml
+        )
+        assert count == 1
+        return damaged
+
+    _rewrite_member(path, part, damage)
+    before = sha256(path)
+    err = _validate_fails(path, capsys)
+    shown = index.decode()
+    assert (
+        f"strings.xlsx, sheet GPUs, cell A2: is damaged: its text is shared string '{shown}'" in err
+    )
+    assert "expected a workbook saved by Excel or LibreOffice (open it and save it again)" in err
+    assert sha256(path) == before
