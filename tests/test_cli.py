@@ -547,3 +547,22 @@ def test_names_are_printed_without_their_terminal_escape_codes(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "evil\\x1b]0;owned\\x07\\x1b[2J" in out
+
+
+def test_a_file_name_that_is_not_utf8_is_read() -> None:
+    """Such a name (Latin-1 on an old share) was reported "not found"."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        name = os.path.join(os.fsencode(folder), b"flotte-\xe9t\xe9.xlsx")
+        shutil.copyfile(ROOT / "workbooks" / "example.xlsx", name)
+        done = subprocess.run(
+            [sys.executable, "-m", "optimizer.cli", "validate", name],
+            capture_output=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    assert b": OK \xe2\x80\x94 7 GPU types" in done.stdout

@@ -326,7 +326,14 @@ def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
     import python_calamine
 
     try:
-        book = python_calamine.CalamineWorkbook.from_path(str(path))
+        # Read through a Python file object: calamine's own path handling takes
+        # only UTF-8 names, and reported any other name as "not found".
+        with open(path, "rb") as stream:
+            book = python_calamine.CalamineWorkbook.from_filelike(stream)
+    except OSError as exc:
+        raise InputError(
+            Problem(file=str(path), message=f"cannot be read: {exc.strerror or exc}")
+        ) from exc
     except Exception as exc:  # calamine raises its own error types for damaged parts
         raise InputError(
             Problem(
