@@ -9,7 +9,10 @@ HiGHS solve hangs, and spawned children start clean.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -55,11 +58,37 @@ def open_executor(
     if workers == 1:
         yield InlineExecutor()
         return
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+# How often a worker looks whether the process that started it is still there.
+PARENT_WATCH_SECONDS = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker as soon as ``parent`` is gone.
+
+    A pool's workers outlive a parent killed with SIGKILL (``timeout``, a CI
+    cancel), solving on and holding the resource tracker open. A daemon
+    thread in each worker watches its parent process id and ends the worker
+    when it changes (the worker was handed to init).
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gpumix-parent-watch", daemon=True).start()
 
 
 @contextmanager
