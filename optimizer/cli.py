@@ -89,6 +89,8 @@ def _checked_output(path: Path, inputs: Sequence[Path], *, in_place_hint: bool) 
         problems.append("the output must be an .xlsx workbook")
     elif path.is_dir():
         problems.append("the output is a folder; give a file name ending in .xlsx")
+    elif resolved.parent.exists() and not resolved.parent.is_dir():
+        problems.append(f"{resolved.parent} is a file, not a folder")
     elif not resolved.parent.is_dir():
         problems.append(f"the folder {resolved.parent} does not exist")
     elif any(resolved == Path(i).resolve() for i in inputs):

@@ -566,3 +566,13 @@ def test_a_file_name_that_is_not_utf8_is_read() -> None:
         )
     assert done.returncode == 0, done.stderr
     assert b": OK \xe2\x80\x94 7 GPU types" in done.stdout
+
+
+def test_an_output_inside_a_file_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output whose folder is a file was reported as a missing folder."""
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where a folder should be")
+    assert main(["template", str(blocker / "t.xlsx")]) == 2
+    assert f"{blocker} is a file, not a folder" in capsys.readouterr().err

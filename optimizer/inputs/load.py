@@ -13,6 +13,7 @@ from pathlib import Path
 import optimizer
 from optimizer.domain import LoadedInput, Scenario
 from optimizer.errors import InputError, Problem
+from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
 from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
@@ -67,8 +68,8 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
                 expected="a workbook (.xlsx) or a scenario file (.yaml, .yml)",
             )
         )
-    if not path.exists():
-        raise InputError(Problem(file=str(path), message="file not found"))
+    if (why := unreadable_reason(path)) is not None:
+        raise InputError(Problem(file=str(path), message=why))
     problems: list[Problem] = []
     scenario_file: ScenarioFile | None = None
     if suffix in SCENARIO_FILE_SUFFIXES:
@@ -111,8 +112,11 @@ def _workbook_reference_problem(workbook: Path) -> str | None:
     """What is wrong with the workbook a scenario file names, or None."""
     if workbook.suffix.lower() not in WORKBOOK_SUFFIXES:
         return f"workbook {workbook.name} is not an .xlsx workbook"
-    if not workbook.is_file():
+    why = unreadable_reason(workbook)
+    if why == "file not found":
         return f"workbook {workbook} not found (paths are relative to the scenario file)"
+    if why is not None:
+        return f"workbook {workbook}: {why}"
     return None
 
 

@@ -31,6 +31,7 @@ from yaml.nodes import Node
 from optimizer.domain import OfferOption, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import BadValue, beyond, coerce, coerce_fields, shown, suggestion
+from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS, build_workload
 from optimizer.inputs.scenario_lines import (
     _child,
@@ -123,8 +124,8 @@ class ScenarioFile:
 def parse_scenario_file(path: Path) -> tuple[ScenarioFile | None, list[Problem]]:
     """Read a scenario file: its sound entries (None when it is unusable as a whole) and every problem."""
     file = str(path)
-    if not path.is_file():
-        return None, [Problem(file=file, message="file not found")]
+    if (why := unreadable_reason(path)) is not None:
+        return None, [Problem(file=file, message=why)]
     size = path.stat().st_size
     if size == 0:
         return None, [

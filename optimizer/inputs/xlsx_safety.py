@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from optimizer.errors import InputError, Problem
+from optimizer.inputs.files import unreadable_reason
 
 MAX_TOTAL_BYTES = 500 * 1024 * 1024
 MAX_RATIO = 200
@@ -53,10 +54,8 @@ def _fail(path: Path, message: str, expected: str | None = None) -> InputError:
 
 def check_xlsx_file(path: Path) -> ArchiveFacts:
     """Raise InputError unless ``path`` is a readable, sane xlsx archive."""
-    if not path.exists():
-        raise _fail(path, "file not found")
-    if not path.is_file():
-        raise _fail(path, "is not a file")
+    if (why := unreadable_reason(path)) is not None:
+        raise _fail(path, why)
     if path.stat().st_size == 0:
         raise _fail(path, "the file is empty", "an Excel workbook (.xlsx)")
     with path.open("rb") as stream:

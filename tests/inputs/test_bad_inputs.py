@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -948,3 +949,31 @@ def test_a_damaged_shared_string_index_is_refused_not_read_as_other_text(
     )
     assert "expected a workbook saved by Excel or LibreOffice (open it and save it again)" in err
     assert sha256(path) == before
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda p: p.mkdir(), "is a folder, not a file"),
+        (lambda p: os.mkfifo(p), "is a pipe (FIFO), not a file"),
+        (lambda p: p.symlink_to(p), "is a link that leads back to itself (a loop of links)"),
+        (lambda p: p.symlink_to(p.parent / "gone.xlsx"), "is a link to "),
+    ],
+    ids=["folder", "fifo", "loop", "dangling"],
+)
+def test_a_workbook_that_is_not_a_file_says_what_it_is(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    make: Callable[[Path], None],
+    reason: str,
+) -> None:
+    """A folder, a pipe or a link loop named as workbook: was reported "not found"."""
+    odd = tmp_path / "fleet.xlsx"
+    make(odd)
+    assert main(["validate", str(odd)]) == 2
+    err = capsys.readouterr().err
+    assert "fleet.xlsx: " in err and reason in err  # a folder: "this is a folder, not a file"
+    scenario_file = tmp_path / "plan.yaml"
+    scenario_file.write_text("workbook: fleet.xlsx\nscenarios:\n  - name: a\n", encoding="utf-8")
+    assert main(["validate", str(scenario_file)]) == 2
+    assert f"workbook {odd}: {reason}" in capsys.readouterr().err
