@@ -18,6 +18,8 @@ Units: GB are 10⁹ bytes (as datasheets count VRAM), KiB are 1,024 bytes,
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from optimizer.domain import Assumptions, Gpu, Kind, Measurement, Scenario, Workload
 from optimizer.estimate.deadlines import gang_reason
 from optimizer.estimate.memory import MemoryNeed, gpus_for_memory, memory_need, usable_gb
@@ -123,7 +125,7 @@ def _pair(
     workload: Workload,
     gpu: Gpu,
     memory: MemoryNeed | None,
-    k: int,
+    k: int | None,
     gpu_hours: float | None,
     tokens_per_second: float | None,
     latency_ms: float | None,
@@ -155,19 +157,9 @@ def _ruled_out(
     source: EstimateSource,
     widths: tuple[ServingWidth, ...] = (),
 ) -> PairEstimate:
-    return PairEstimate(
-        workload=workload.name,
-        gpu=gpu.name,
-        allowed=False,
-        reason=reason,
-        memory_gb=memory.total_gb if memory is not None else None,
-        gpus_per_replica=k,
-        gpu_hours=None,
-        tokens_per_second_per_replica=None,
-        latency_ms=latency_ms,
-        source=source,
-        widths=widths,
-    )
+    """A pair that cannot run: no speed, and why in numbers."""
+    allowed = _pair(workload, gpu, memory, k, None, None, latency_ms, source, widths)
+    return replace(allowed, allowed=False, reason=reason)
 
 
 def _measured_speed(workload: Workload, measured: Measurement | None) -> float | None:

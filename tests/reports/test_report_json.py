@@ -13,6 +13,21 @@ from optimizer.reports.report_json import plan_to_dict, run_to_json
 from optimizer.results import FleetRow, SolveStatus
 from tests.fake_plans import CHAT_LOAD, CHAT_REPLICAS, fake_plan, fake_run, infeasible_plan
 
+# The fields of an ``assignments`` row: workbook.md and its Version 2 additions.
+ASSIGNMENT_KEYS = {
+    "workload",
+    "gpu",
+    "month",
+    "gpus_per_replica",
+    "replicas",
+    "gpu_hours",
+    "cost",
+    "place",
+    "offer",
+    "copy_width",
+    "width",
+    "load",
+}
 SCENARIO_KEYS = [
     "scenario",
     "status",
@@ -83,20 +98,7 @@ def test_fleet_assignments_options_rows_carry_the_contract_fields() -> None:
     assert fleet[3]["owned_utilization"] is None  # L40S: nothing owned
     assignments = d["assignments"]
     assert isinstance(assignments, list)
-    assert set(assignments[0]) == {
-        "workload",
-        "gpu",
-        "month",
-        "gpus_per_replica",
-        "replicas",
-        "gpu_hours",
-        "cost",
-        "place",
-        "offer",
-        "copy_width",
-        "width",
-        "load",
-    }
+    assert set(assignments[0]) == ASSIGNMENT_KEYS
     assert [a["cost"] for a in assignments] == [a.cost for a in plan.assignments]
     options = d["options"]
     assert isinstance(options, list)
