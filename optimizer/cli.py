@@ -51,10 +51,16 @@ def _solver_settings(
                 value=gap,
             )
         )
+    solver = getattr(args, "solver", "auto")
+    from optimizer.solve.commercial import missing_solver
+
+    missing = missing_solver(solver)
+    if missing is not None:
+        problems.append(Problem(file="", message=missing, value=solver))
     if problems:
         raise InputError(problems)
     return SolverSettings(
-        solver=getattr(args, "solver", "highs"),
+        solver=solver,
         time_limit=time_limit,
         gap=gap,
         threads=threads,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from optimizer import __version__
 from optimizer.errors import InputError
+from optimizer.results import SOLVERS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,9 +148,11 @@ def _add_solver_flags(command: argparse.ArgumentParser) -> None:
     """--solver, --time-limit and --gap: the same for every command that solves."""
     command.add_argument(
         "--solver",
-        choices=["highs", "cbc"],
-        default="highs",
-        help="MILP solver (default highs; cbc is PuLP's bundled CBC)",
+        choices=SOLVERS,
+        default="auto",
+        help="MILP solver (default auto: HiGHS and SCIP race when two cores are free, "
+        "else HiGHS; cbc is PuLP's bundled CBC; gurobi, cplex, xpress and copt need "
+        "the vendor's package and licence)",
     )
     command.add_argument(
         "--time-limit",

@@ -208,9 +208,15 @@ class ShadowPrice:
     unit: str
 
 
+# The solvers --solver names. "auto" races HiGHS and SCIP when two cores are
+# free, else HiGHS; the commercial ones run through PuLP when installed.
+COMMERCIAL = ("gurobi", "cplex", "xpress", "copt")
+SOLVERS = ("auto", "highs", "scip", "cbc", *COMMERCIAL)
+
+
 @dataclass(frozen=True)
 class SolverSettings:
-    solver: str = "highs"  # "highs" or "cbc"
+    solver: str = "auto"  # one of SOLVERS
     time_limit: float | None = None  # seconds; None = no limit
     # Relative MIP gap at which a plan counts as optimal; on top of it a plan
     # is always optimal once proven to half a cent (solve.adapters.PROOF_TOLERANCE_USD).

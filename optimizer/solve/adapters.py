@@ -91,21 +91,10 @@ def _use_threads(threads: int | None) -> None:
     _scheduler_threads = threads
 
 
-def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
-    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
+def highs_solver(settings: SolverSettings, **extra: Any) -> pulp.HiGHS:
+    """PuLP's HiGHS object with the settings' limits and gpumix's search options."""
     _silence_highs_banner()
-    import highspy
-
     _use_threads(settings.threads)
-
-    extra: dict[str, Any] = {}
-    if settings.progress:
-        kinds = highspy.cb.HighsCallbackType
-        extra["callbackTuple"] = (_Progress(), None)
-        extra["callbacksToActivate"] = [
-            kinds.kCallbackMipInterrupt,
-            kinds.kCallbackMipImprovingSolution,
-        ]
     # Two root-node heuristics and restarts are switched off. Each is a
     # search setting only: the model, and so every optimal value, is
     # unchanged. On the bundled example feasibility jump and the root
@@ -116,7 +105,7 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
     # same within run-to-run noise at (10, 20, 36), and at (20, 50, 60)
     # feasibility jump's first plans led the search astray (gap 88-90 %
     # instead of 20-32 % on seeds 2 and 3).
-    solver = pulp.HiGHS(
+    return pulp.HiGHS(
         msg=False,
         gapRel=settings.gap,
         gapAbs=PROOF_TOLERANCE_USD,
@@ -127,13 +116,49 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
         mip_heuristic_run_root_reduced_cost=False,
         **extra,
     )
-    problem.solve(solver)
-    seconds = time.perf_counter() - started
-    highs = problem.solverModel
+
+
+@dataclass(frozen=True)
+class HighsOutcome:
+    """What a finished HiGHS run holds: status, best plan's cost, proven bound, raw status."""
+
+    status: SolveStatus
+    plan: float | None
+    bound: float | None
+    raw: str
+
+
+def highs_outcome(highs: Any, has_integers: bool) -> HighsOutcome:
+    """Read status, plan and bound from HiGHS's own model status and info."""
     model_status = highs.getModelStatus()
     hinfo = highs.getInfo()
     has_incumbent = int(hinfo.primal_solution_status) == 2  # kSolutionStatusFeasible
     status = _solve_status(model_status, None, None, has_incumbent)
+    plan = float(hinfo.objective_function_value) if status.has_plan else None
+    bound = float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None
+    if status is SolveStatus.OPTIMAL and not has_integers:
+        bound = plan  # a pure LP: its optimum is its own bound
+    return HighsOutcome(status, plan, bound, highs.modelStatusToString(model_status))
+
+
+def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
+    import highspy
+
+    extra: dict[str, Any] = {}
+    if settings.progress:
+        kinds = highspy.cb.HighsCallbackType
+        extra["callbackTuple"] = (_Progress(), None)
+        extra["callbacksToActivate"] = [
+            kinds.kCallbackMipInterrupt,
+            kinds.kCallbackMipImprovingSolution,
+        ]
+    problem.solve(highs_solver(settings, **extra))
+    seconds = time.perf_counter() - started
+    highs = problem.solverModel
+    hinfo = highs.getInfo()
+    outcome = highs_outcome(highs, _has_integers(problem))
+    status = outcome.status
     gap: float | None = None
     if status is SolveStatus.OPTIMAL:
         gap = float(hinfo.mip_gap) if _has_integers(problem) else 0.0
@@ -145,7 +170,7 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
         seconds=seconds,
         name="HiGHS",
         version=highs.version(),
-        message=_message(status, "HiGHS", settings, highs.modelStatusToString(model_status)),
+        message=_message(status, "HiGHS", settings, outcome.raw),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
 

@@ -1,44 +1,61 @@
 """Progress of a long solve, printed to stderr.
 
-Takes HiGHS's MIP-interrupt and improving-solution callbacks (best plan so far
-and proven gap); hands on at most one line a second on stderr, none in the
-first second. Used by ``optimizer.solve.adapters`` when ``settings.progress``.
+Takes the best plan so far and the proven bound, from HiGHS's MIP-interrupt
+and improving-solution callbacks or SCIP's events (or both, in a race); hands
+on at most one line a second on stderr, none in the first second. Used by
+``optimizer.solve.adapters``, ``scip`` and ``race`` when ``settings.progress``.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from typing import Any
 
 PROGRESS_AFTER_S = 1.0
 
 
-class _Progress:
+class ProgressLine:
     """Prints elapsed time, best plan so far and proven gap to stderr, at most once a second.
 
-    Fed by HiGHS's MIP-interrupt and improving-solution callbacks (through
-    PuLP's ``callbackTuple``); silent for the first second so quick solves
-    print nothing. HiGHS calls back between nodes and cut rounds, so during
-    a long root-node phase a line may come later than once a second.
+    Silent for the first second so quick solves print nothing. Solvers
+    report between nodes and cut rounds, so during a long root-node phase a
+    line may come later than once a second. Safe to call from two solver
+    threads at once.
     """
 
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.last = 0.0
+        self._lock = threading.Lock()
 
-    def __call__(self, _kind: Any, _message: str, data_out: Any, _data_in: Any, _user: Any) -> None:
+    def report(self, plan: float, bound: float) -> bool:
+        """Print a line if one is due; never asks the solver to stop (returns False)."""
         now = time.perf_counter() - self.started
-        if now < PROGRESS_AFTER_S or now - self.last < 1.0:
-            return
-        self.last = now
-        best = data_out.mip_primal_bound
-        gap = data_out.mip_gap
-        best_text = f"${best:,.2f}" if math.isfinite(best) and abs(best) < 1e30 else "none yet"
-        gap_text = f"{gap:.3%}" if math.isfinite(gap) and gap < 1e30 else "unknown"
+        with self._lock:
+            if now < PROGRESS_AFTER_S or now - self.last < 1.0:
+                return False
+            self.last = now
+        has_plan = math.isfinite(plan) and abs(plan) < 1e30
+        best_text = f"${plan:,.2f}" if has_plan else "none yet"
+        gap_text = "unknown"
+        if has_plan and math.isfinite(bound) and abs(bound) < 1e30:
+            gap_text = f"{max(0.0, plan - bound) / max(abs(plan), 1e-9):.3%}"
         print(
             f"gpumix: {now:6.1f} s  best plan {best_text}  proven gap {gap_text}",
             file=sys.stderr,
             flush=True,
         )
+        return False
+
+
+class _Progress:
+    """HiGHS's callback (through PuLP's ``callbackTuple``) feeding a :class:`ProgressLine`."""
+
+    def __init__(self) -> None:
+        self.line = ProgressLine()
+
+    def __call__(self, _kind: Any, _message: str, data_out: Any, _data_in: Any, _user: Any) -> None:
+        self.line.report(data_out.mip_primal_bound, data_out.mip_dual_bound)

@@ -12,6 +12,7 @@ the independent checker agree to the cent.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -21,7 +22,15 @@ import pulp
 from optimizer.domain import Scenario
 from optimizer.model.build import build_model
 from optimizer.model.built import BuiltModel
-from optimizer.results import PairEstimate, Plan, SolverInfo, SolverSettings, SolveStatus
+from optimizer.results import (
+    COMMERCIAL,
+    SOLVERS,
+    PairEstimate,
+    Plan,
+    SolverInfo,
+    SolverSettings,
+    SolveStatus,
+)
 from optimizer.solve import diagnose
 from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs
 from optimizer.solve.assemble import _plan_from_solution
@@ -68,11 +77,37 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
     if not problem.variables():
         # Nothing to decide (no workload needs anything): the empty plan is optimal.
         return SolverRun(SolveStatus.OPTIMAL, 0.0, 0.0, settings.solver, "-")
-    if settings.solver == "cbc":
+    solver = settings.solver
+    if solver == "auto":
+        solver = "race" if _cores_for_race(settings) else "highs"
+    if solver == "cbc":
         return _run_cbc(problem, settings, started)
-    if settings.solver != "highs":
-        raise ValueError(f"unknown solver {settings.solver!r} (use 'highs' or 'cbc')")
+    if solver == "scip":
+        from optimizer.solve.scip import _run_scip
+
+        return _run_scip(problem, settings, started)
+    if solver == "race":
+        from optimizer.solve.race import _run_race
+
+        return _run_race(problem, settings, started)
+    if solver in COMMERCIAL:
+        from optimizer.solve.commercial import run_commercial
+
+        return run_commercial(problem, settings, started)
+    if solver != "highs":
+        raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
     return _run_highs(problem, settings, started)
+
+
+def _cores_for_race(settings: SolverSettings) -> bool:
+    """``auto`` races HiGHS and SCIP when this solve may use two cores or more."""
+    if settings.threads is not None:
+        return settings.threads >= 2
+    return (
+        len(os.sched_getaffinity(0)) >= 2
+        if hasattr(os, "sched_getaffinity")
+        else ((os.cpu_count() or 1) >= 2)
+    )
 
 
 def _solver_info(built: BuiltModel, run: SolverRun, build_seconds: float) -> SolverInfo:

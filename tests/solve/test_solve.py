@@ -314,15 +314,20 @@ def test_cbc_statuses_map_to_ours() -> None:
     )
 
 
-def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not() -> None:
-    # A synthetic scenario HiGHS cannot prove optimal in a hundredth of a second.
+@pytest.mark.parametrize(
+    ("solver", "name"), [("highs", "HiGHS"), ("scip", "SCIP"), ("auto", "HiGHS and SCIP")]
+)
+def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not(
+    solver: str, name: str
+) -> None:
+    # A synthetic scenario no solver can prove optimal in a hundredth of a second.
     import sys
 
     sys.path.insert(0, str(ROOT))
     from benchmarks.synthetic import synthetic_scenario
 
     s = synthetic_scenario(10, 20, 36, seed=1)
-    plan = solve_checked(s, SolverSettings(time_limit=0.01))
+    plan = solve_checked(s, SolverSettings(solver=solver, time_limit=0.01, threads=2))
     assert plan.status in (SolveStatus.TIME_LIMIT, SolveStatus.ERROR)
     if plan.status is SolveStatus.TIME_LIMIT:
         assert plan.gap is not None and plan.gap > 0
@@ -334,20 +339,20 @@ def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not() -> Non
     else:
         assert plan.total_cost is None
         assert plan.diagnostics == (
-            "HiGHS found no plan within the 0.01 s time limit; raise --time-limit or simplify "
-            "the scenario",
+            f"{name} found no plan within the 0.01 s time limit; raise --time-limit or "
+            "simplify the scenario",
         )
 
 
 class _FakeProgress:
     mip_primal_bound = 12_345.678
-    mip_gap = 0.0123
+    mip_dual_bound = 12_345.678 * (1 - 0.0123)
 
 
 def test_progress_goes_to_stderr_after_a_second(capsys: pytest.CaptureFixture[str]) -> None:
     progress = _Progress()
     progress(None, "", _FakeProgress(), None, None)  # at once: quiet
-    progress.started -= 5.0  # as if five seconds had passed
+    progress.line.started -= 5.0  # as if five seconds had passed
     progress(None, "", _FakeProgress(), None, None)
     out, err = capsys.readouterr()
     assert out == ""
@@ -362,11 +367,20 @@ def test_progress_solve_prints_nothing_on_stdout(capfd: pytest.CaptureFixture[st
     assert capfd.readouterr().out == ""
 
 
-def test_solver_info_and_plan_are_complete() -> None:
+@pytest.mark.parametrize(
+    ("solver", "names"),
+    [
+        ("highs", {"HiGHS"}),
+        ("scip", {"SCIP"}),
+        ("auto", {"HiGHS (raced with SCIP)", "SCIP (raced with HiGHS)"}),
+    ],
+)
+def test_solver_info_and_plan_are_complete(solver: str, names: set[str]) -> None:
     s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
-    plan = solve_checked(s)
+    plan = solve_checked(s, SolverSettings(solver=solver, threads=2))
     assert plan.solver is not None
-    assert (plan.solver.name, plan.solver.integers) == ("HiGHS", 3)
+    assert plan.solver.name in names
+    assert plan.solver.integers == 3
     assert plan.solver.variables > 0 and plan.solver.constraints > 0
     assert [m.month for m in plan.cash_flow] == [1, 2, 3]
     assert all(set(m.amounts) == set(CostCategory) for m in plan.cash_flow)
@@ -502,9 +516,15 @@ def test_optimal_means_proven_to_half_a_cent_unless_a_gap_is_given(
 
     s = batch_on_h100(1000.0, 3, offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.15))
     built = build_model(s, estimate_pairs(s))
-    settings = SolverSettings() if gap is None else SolverSettings(gap=gap)
+    settings = SolverSettings(solver="highs", gap=0.0 if gap is None else gap)
     run = run_solver(built.problem, settings)
     highs = built.problem.solverModel
     assert run.status is SolveStatus.OPTIMAL
     assert highs.getOptionValue("mip_abs_gap")[1] == PROOF_TOLERANCE_USD == 0.005
     assert highs.getOptionValue("mip_rel_gap")[1] == rel
+    # SCIP, alone or in auto's race, gets the same two tolerances.
+    run = run_solver(built.problem, replace(settings, solver="scip"))
+    scip = built.problem.solverModel
+    assert run.status is SolveStatus.OPTIMAL
+    assert scip.getParam("limits/absgap") == PROOF_TOLERANCE_USD
+    assert scip.getParam("limits/gap") == rel

@@ -1,0 +1,162 @@
+"""SCIP through PuLP's ``SCIP_PY`` (the ``pyscipopt`` wheel), reported in our terms.
+
+Takes a PuLP problem and ``results.SolverSettings``; builds SCIP's model with
+PuLP, solves it and hands on a :class:`~optimizer.solve.adapters.SolverRun`.
+Status, best plan and proven bound are read from SCIP itself
+(``getStatus``, ``getPrimalbound``, ``getDualbound``): PuLP reports SCIP's
+"gap limit reached" as not solved.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pulp
+
+from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun, _message
+from optimizer.solve.progress import ProgressLine
+
+# How often a solver's frequent callbacks hand on its best plan and bound.
+REPORT_EVERY_S = 0.05
+
+# SCIP statuses after which SCIP may hold a plan that was not proven optimal.
+_STOPPED = {
+    "timelimit",
+    "userinterrupt",
+    "nodelimit",
+    "totalnodelimit",
+    "stallnodelimit",
+    "memlimit",
+    "sollimit",
+    "bestsollimit",
+    "restartlimit",
+    "primallimit",
+    "duallimit",
+}
+
+
+def build_scip_model(problem: pulp.LpProblem, settings: SolverSettings) -> Any:
+    """SCIP's model of ``problem`` with the settings' limits (``var.solverVar`` set by PuLP)."""
+    solver = pulp.SCIP_PY(
+        msg=False,
+        timeLimit=settings.time_limit,
+        gapRel=settings.gap,
+        gapAbs=PROOF_TOLERANCE_USD,
+    )
+    solver.buildSolverModel(problem)
+    return problem.solverModel
+
+
+def scip_outcome(model: Any) -> tuple[SolveStatus, float | None, float | None]:
+    """(status, best plan's cost, proven bound) as SCIP reports them."""
+    raw = model.getStatus()
+    has_plan = model.getNSols() > 0
+    plan = float(model.getPrimalbound()) if has_plan else None
+    dual = float(model.getDualbound())
+    bound = dual if math.isfinite(dual) and abs(dual) < 1e19 else None
+    if raw in ("optimal", "gaplimit") and has_plan:
+        status = SolveStatus.OPTIMAL
+    elif raw in ("infeasible", "inforunbd"):
+        # Every cost is >= 0 but the residual credit, so the model is never unbounded.
+        status = SolveStatus.INFEASIBLE
+    elif raw in _STOPPED:
+        status = SolveStatus.TIME_LIMIT if has_plan else SolveStatus.ERROR
+    else:
+        status = SolveStatus.ERROR
+    return status, plan, bound
+
+
+def assign_scip_values(problem: pulp.LpProblem, model: Any) -> None:
+    """Copy SCIP's best plan into the PuLP variables (what PuLP's own read-back does)."""
+    solution = model.getBestSol()
+    for var in problem.variables():
+        var.varValue = solution[var.solverVar]
+
+
+def scip_version() -> str:
+    import pyscipopt
+
+    return f"SCIP {pyscipopt.Model().version()} (pyscipopt {pyscipopt.__version__})"
+
+
+def _run_scip(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+    """SCIP alone, one thread (SCIP's MIP search is sequential)."""
+    model = build_scip_model(problem, settings)
+    if settings.progress:
+        model.includeEventhdlr(scip_watch(ProgressLine().report), "gpumix-watch", "progress")
+    model.optimizeNogil()
+    status, plan, bound = scip_outcome(model)
+    if status.has_plan:
+        assign_scip_values(problem, model)
+    gap = relative_gap(plan, bound) if status.has_plan else None
+    return SolverRun(
+        status=status,
+        gap=0.0 if status is SolveStatus.OPTIMAL and gap is None else gap,
+        seconds=time.perf_counter() - started,
+        name="SCIP",
+        version=scip_version(),
+        message=_message(status, "SCIP", settings, model.getStatus()),
+        bound=bound,
+    )
+
+
+def relative_gap(plan: float | None, bound: float | None) -> float | None:
+    """HiGHS's convention ``(plan - bound) / plan``, never below 0; None when unknown."""
+    if plan is None or bound is None:
+        return None
+    return max(0.0, plan - bound) / max(abs(plan), 1e-9)
+
+
+def scip_watch(
+    report: Callable[[float, float], bool], stopped: Callable[[], bool] = lambda: False
+) -> Any:
+    """An event handler that hands SCIP's best plan and proven bound to ``report``.
+
+    Called after every LP solve (so also during a long root phase), node and
+    new plan; it reports at most every REPORT_EVERY_S seconds and on every new
+    plan, and in between only asks ``stopped()``. ``report(plan, bound)``
+    returns True when the search should stop (the race is decided); the
+    handler then interrupts SCIP from SCIP's own thread: SCIP refuses an
+    interrupt from outside in some stages of its solve. (pyscipopt is
+    imported here: only runs that use SCIP pay for it.)
+    """
+    from pyscipopt import SCIP_EVENTTYPE, SCIP_STAGE, Eventhdlr
+
+    interruptible = {
+        SCIP_STAGE.TRANSFORMED,
+        SCIP_STAGE.INITPRESOLVE,
+        SCIP_STAGE.PRESOLVING,
+        SCIP_STAGE.SOLVING,
+    }
+
+    mask = SCIP_EVENTTYPE.LPSOLVED | SCIP_EVENTTYPE.NODESOLVED | SCIP_EVENTTYPE.BESTSOLFOUND
+    last = [0.0]
+
+    class ScipWatch(Eventhdlr):
+        def eventinit(self) -> None:
+            self.model.catchEvent(mask, self)
+
+        def eventexit(self) -> None:
+            self.model.dropEvent(mask, self)
+
+        def eventexec(self, event: Any) -> None:
+            model = self.model
+            now = time.perf_counter()
+            new_plan = event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND
+            if new_plan or now - last[0] >= REPORT_EVERY_S:
+                last[0] = now
+                plan = float(model.getPrimalbound()) if model.getNSols() > 0 else math.inf
+                stop = report(plan, float(model.getDualbound()))
+            else:
+                stop = stopped()
+            # SCIP takes an interrupt only in some stages (not while it starts
+            # the search, when a first plan may already be found); in any
+            # other the race's stop flag is seen again at the next event.
+            if stop and model.getStage() in interruptible:
+                model.interruptSolve()
+
+    return ScipWatch()
