@@ -27,6 +27,7 @@ from optimizer.errors import GpumixError, InputError, Problem, WriteError, termi
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
+from optimizer.solve.cores import usable_cores
 
 
 def _solver_settings(
@@ -175,18 +176,24 @@ def _solve_all(
     jobs: int | None,
     with_extras: bool,
 ) -> tuple[list[Plan], dict[str, dict[str, Plan]]]:
-    """Every scenario's job, one scenario per worker process when there are several.
+    """Every scenario's job, side by side in worker processes when cores allow.
 
-    Scenarios are independent, so on a multi-core machine they run side by
-    side (spawned workers, one solver thread each); the solver's own progress
-    lines are kept for a single process, where they cannot interleave.
+    Scenarios are independent. ``auto`` races two solvers on two cores, so
+    by default each worker gets two cores: on a 2-core machine the scenarios
+    run one after another, each solve racing HiGHS and SCIP (the bundled
+    example's whole command: 24 s, against 37 s for two workers of one
+    HiGHS each). Other solvers get one core per worker. Workers are
+    spawned; the solver's own progress lines are kept for a single process,
+    where they cannot interleave.
     """
     from optimizer.analysis.executors import open_executor, run_in_order
 
-    workers = jobs if jobs is not None else min(len(scenarios), os.cpu_count() or 1)
+    cores = usable_cores()
+    cores_per_solve = 2 if settings.solver == "auto" else 1
+    workers = jobs if jobs is not None else max(1, cores // cores_per_solve)
     workers = max(1, min(workers, len(scenarios)))
     if workers > 1:
-        settings = replace(settings, progress=False, threads=1)
+        settings = replace(settings, progress=False, threads=max(1, cores // workers))
         _say(quiet, f"solving {len(scenarios)} scenarios in {workers} processes ...")
     tasks = [(s, settings, quiet, with_extras) for s in scenarios]
     with open_executor(jobs=workers, tasks=len(tasks)) as executor:

@@ -438,9 +438,10 @@ IDS = [case.name for case in ALL]
 
 
 @functools.cache
-def solved(name: str) -> Plan:
+@functools.cache
+def solved(name: str, solver: str = "auto") -> Plan:
     case = next(c for c in ALL if c.name == name)
-    return solve_scenario(case.scenario, EXACT, estimates=case.estimates)
+    return solve_scenario(case.scenario, replace(EXACT, solver=solver), estimates=case.estimates)
 
 
 @functools.cache
@@ -486,9 +487,10 @@ def test_the_cases_cover_every_new_rule() -> None:
     assert {g for _, d in plans for g in d.picks.values()} == {"A", "B", "G"}
 
 
+@pytest.mark.parametrize("solver", ["auto", "highs", "scip"])
 @pytest.mark.parametrize("case", ALL, ids=IDS)
-def test_solver_total_equals_the_enumerated_minimum(case: Case) -> None:
-    plan, best = solved(case.name), enumerated(case.name)
+def test_solver_total_equals_the_enumerated_minimum(case: Case, solver: str) -> None:
+    plan, best = solved(case.name, solver), enumerated(case.name)
     if best is None:
         assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
         return

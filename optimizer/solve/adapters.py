@@ -141,6 +141,30 @@ def highs_outcome(highs: Any, has_integers: bool) -> HighsOutcome:
     return HighsOutcome(status, plan, bound, highs.modelStatusToString(model_status))
 
 
+def limit_from_now(
+    settings: SolverSettings, started: float, highs: Any = None, scip: Any = None
+) -> None:
+    """Give the solvers what is left of the time limit once their models are built.
+
+    Handing a large model to a solver takes seconds (2-3 s at (20, 50, 60));
+    ``--time-limit`` covers it, as it covers building the model.
+    """
+    if settings.time_limit is None:
+        return
+    left = max(0.01, settings.time_limit - (time.perf_counter() - started))
+    if highs is not None:
+        highs.setOptionValue("time_limit", left)
+    if scip is not None:
+        scip.setParam("limits/time", left)
+
+
+def assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
+    """Copy HiGHS's plan into the PuLP variables (``var.index`` set by PuLP's build)."""
+    values = list(highs.getSolution().col_value)
+    for var in problem.variables():
+        var.varValue = values[var.index]
+
+
 def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
     """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
     import highspy
@@ -153,9 +177,15 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
             kinds.kCallbackMipInterrupt,
             kinds.kCallbackMipImprovingSolution,
         ]
-    problem.solve(highs_solver(settings, **extra))
-    seconds = time.perf_counter() - started
+    solver = highs_solver(settings, **extra)
+    solver.createAndConfigureSolver(problem)
+    solver.buildSolverModel(problem)
     highs = problem.solverModel
+    limit_from_now(settings, started, highs=highs)
+    highs.run()
+    if highs_outcome(highs, _has_integers(problem)).status.has_plan:
+        assign_highs_values(problem, highs)
+    seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
     outcome = highs_outcome(highs, _has_integers(problem))
     status = outcome.status

@@ -5,7 +5,7 @@ of ``results.COMMERCIAL``; hands on a
 :class:`~optimizer.solve.adapters.SolverRun`. gpumix does not install these
 solvers (they need the vendor's package and licence): :func:`missing_solver`
 says which package to install, and the command line checks it before
-anything is read or solved. Status and plan come from PuLP's statuses; the
+anything is solved. Status and plan come from PuLP's statuses; the
 proven bound is read from the solver's own model.
 """
 

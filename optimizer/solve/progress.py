@@ -17,6 +17,11 @@ from typing import Any
 PROGRESS_AFTER_S = 1.0
 
 
+def finite(value: float) -> bool:
+    """Whether a solver's figure is a number (HiGHS says 1e30 or inf, SCIP 1e20, for none)."""
+    return math.isfinite(value) and abs(value) < 1e19
+
+
 class ProgressLine:
     """Prints elapsed time, best plan so far and proven gap to stderr, at most once a second.
 
@@ -38,10 +43,10 @@ class ProgressLine:
             if now < PROGRESS_AFTER_S or now - self.last < 1.0:
                 return False
             self.last = now
-        has_plan = math.isfinite(plan) and abs(plan) < 1e30
+        has_plan = finite(plan)
         best_text = f"${plan:,.2f}" if has_plan else "none yet"
         gap_text = "unknown"
-        if has_plan and math.isfinite(bound) and abs(bound) < 1e30:
+        if has_plan and finite(bound):
             gap_text = f"{max(0.0, plan - bound) / max(abs(plan), 1e-9):.3%}"
         print(
             f"gpumix: {now:6.1f} s  best plan {best_text}  proven gap {gap_text}",

@@ -31,10 +31,12 @@ from optimizer.solve.adapters import (
     SolverRun,
     _has_integers,
     _message,
+    assign_highs_values,
     highs_outcome,
     highs_solver,
+    limit_from_now,
 )
-from optimizer.solve.progress import ProgressLine
+from optimizer.solve.progress import ProgressLine, finite
 from optimizer.solve.scip import (
     REPORT_EVERY_S,
     assign_scip_values,
@@ -75,9 +77,9 @@ class _Race:
 
     def report(self, solver: str, plan: float, bound: float) -> bool:
         with self._lock:
-            if math.isfinite(plan) and abs(plan) < 1e30:
+            if finite(plan):
                 self.plans[solver] = plan
-            if math.isfinite(bound) and abs(bound) < 1e30:
+            if finite(bound):
                 self.bounds[solver] = bound
             best = min(self.plans.values(), default=math.inf)
             floor = max(self.bounds.values(), default=-math.inf)
@@ -138,6 +140,7 @@ def _run_race(problem: pulp.LpProblem, settings: SolverSettings, started: float)
         "race",
     )
     integers = _has_integers(problem)
+    limit_from_now(settings, started, highs=highs, scip=scip)
 
     def run_highs() -> None:
         highs.run()
@@ -191,7 +194,7 @@ def _outcome(
     optimal = own is SolveStatus.OPTIMAL or (bound is not None and proven(plan, bound, settings))
     status = SolveStatus.OPTIMAL if optimal else SolveStatus.TIME_LIMIT
     if winner == HIGHS:
-        _assign_highs_values(problem, highs)
+        assign_highs_values(problem, highs)
     else:
         assign_scip_values(problem, scip)
     if bound is not None:
@@ -205,10 +208,3 @@ def _outcome(
         message=_message(status, "HiGHS and SCIP", settings),
         bound=bound,
     )
-
-
-def _assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
-    """Copy HiGHS's plan into the PuLP variables (``var.index`` set by PuLP's build)."""
-    values = list(highs.getSolution().col_value)
-    for var in problem.variables():
-        var.varValue = values[var.index]

@@ -17,8 +17,8 @@ from typing import Any
 import pulp
 
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun, _message
-from optimizer.solve.progress import ProgressLine
+from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun, _message, limit_from_now
+from optimizer.solve.progress import ProgressLine, finite
 
 # How often a solver's frequent callbacks hand on its best plan and bound.
 REPORT_EVERY_S = 0.05
@@ -57,7 +57,7 @@ def scip_outcome(model: Any) -> tuple[SolveStatus, float | None, float | None]:
     has_plan = model.getNSols() > 0
     plan = float(model.getPrimalbound()) if has_plan else None
     dual = float(model.getDualbound())
-    bound = dual if math.isfinite(dual) and abs(dual) < 1e19 else None
+    bound = dual if finite(dual) else None
     if raw in ("optimal", "gaplimit") and has_plan:
         status = SolveStatus.OPTIMAL
     elif raw in ("infeasible", "inforunbd"):
@@ -86,6 +86,7 @@ def scip_version() -> str:
 def _run_scip(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
     """SCIP alone, one thread (SCIP's MIP search is sequential)."""
     model = build_scip_model(problem, settings)
+    limit_from_now(settings, started, scip=model)
     if settings.progress:
         model.includeEventhdlr(scip_watch(ProgressLine().report), "gpumix-watch", "progress")
     model.optimizeNogil()

@@ -12,7 +12,6 @@ the independent checker agree to the cent.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -34,6 +33,7 @@ from optimizer.results import (
 from optimizer.solve import diagnose
 from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs
 from optimizer.solve.assemble import _plan_from_solution
+from optimizer.solve.cores import usable_cores
 
 
 def solve_scenario(
@@ -42,6 +42,7 @@ def solve_scenario(
     estimates: Sequence[PairEstimate] | None = None,
 ) -> Plan:
     """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility)."""
+    begun = time.perf_counter()
     if estimates is None:
         from optimizer.estimate.pairs import estimate_pairs
 
@@ -55,7 +56,22 @@ def solve_scenario(
     started = time.perf_counter()
     built = build_model(scenario, options)
     build_seconds = time.perf_counter() - started
-    run = run_solver(built.problem, settings)
+    # --time-limit covers building as well: the solver gets what is left.
+    left = (
+        None if settings.time_limit is None else settings.time_limit - (time.perf_counter() - begun)
+    )
+    if left is not None and left <= 0:
+        message = (
+            f"building the model took {build_seconds:.1f} s, past the "
+            f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
+        )
+        return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
+    solver_settings = settings if left is None else replace(settings, time_limit=left)
+    run = run_solver(built.problem, solver_settings)
+    if left is not None:
+        # The user set the whole limit; say that one, not the solver's share.
+        given, share = f"{settings.time_limit:g} s time limit", f"{left:g} s time limit"
+        run = replace(run, message=run.message.replace(share, given))
     info = _solver_info(built, run, build_seconds)
 
     if run.status is SolveStatus.INFEASIBLE:
@@ -103,11 +119,7 @@ def _cores_for_race(settings: SolverSettings) -> bool:
     """``auto`` races HiGHS and SCIP when this solve may use two cores or more."""
     if settings.threads is not None:
         return settings.threads >= 2
-    return (
-        len(os.sched_getaffinity(0)) >= 2
-        if hasattr(os, "sched_getaffinity")
-        else ((os.cpu_count() or 1) >= 2)
-    )
+    return usable_cores() >= 2
 
 
 def _solver_info(built: BuiltModel, run: SolverRun, build_seconds: float) -> SolverInfo:

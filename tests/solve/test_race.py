@@ -1,0 +1,92 @@
+"""``--solver auto``: the HiGHS and SCIP race, and the commercial solvers' clear refusals."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve.race import HIGHS, SCIP, _Race, proven
+from tests.checked import solve_checked
+from tests.paths import ROOT
+
+
+def test_proven_means_half_a_cent_or_the_relative_gap() -> None:
+    exact = SolverSettings()
+    assert proven(100_000.00, 99_999.996, exact)
+    assert not proven(100_000.00, 99_999.99, exact)
+    assert proven(100_000.00, 99_000.00, SolverSettings(gap=0.01))
+    assert not proven(100_000.00, 98_999.00, SolverSettings(gap=0.01))
+    assert not proven(math.inf, 99_000.00, exact)  # no plan yet
+    assert not proven(100_000.00, -math.inf, exact)  # no bound yet
+
+
+def test_a_plan_from_one_solver_and_a_bound_from_the_other_end_the_race() -> None:
+    race = _Race(SolverSettings(gap=0.001))
+    assert race.report(HIGHS, 200_000.0, 190_000.0) is False
+    assert race.report(SCIP, math.inf, 199_900.0) is True  # 0.05 % with HiGHS's plan
+    assert race.stop.is_set()
+
+
+def test_a_proof_or_infeasibility_ends_the_race_but_a_time_limit_does_not() -> None:
+    race = _Race(SolverSettings())
+    race.finished(SolveStatus.TIME_LIMIT)
+    race.finished(SolveStatus.ERROR)
+    assert not race.stop.is_set()
+    race.finished(SolveStatus.INFEASIBLE)
+    assert race.stop.is_set()
+
+
+@pytest.fixture(scope="module")
+def raced_for_four_seconds():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.synthetic import synthetic_scenario
+
+    scenario = synthetic_scenario(10, 20, 36, seed=1)
+    return solve_checked(scenario, SolverSettings(solver="auto", time_limit=4.0, threads=2))
+
+
+def test_a_stopped_race_reports_a_checked_plan_and_the_gap_to_the_best_bound(
+    raced_for_four_seconds,  # type: ignore[no-untyped-def]
+) -> None:
+    plan = raced_for_four_seconds
+    assert plan.status is SolveStatus.TIME_LIMIT  # no solver proves this one in 4 s
+    assert plan.solver is not None and plan.solver.bound is not None
+    assert plan.total_cost is not None and plan.gap is not None
+    assert plan.solver.name in {"HiGHS (raced with SCIP)", "SCIP (raced with HiGHS)"}
+    assert "HiGHS" in plan.solver.version and "SCIP" in plan.solver.version
+    assert plan.solver.bound <= plan.total_cost
+    assert plan.gap == pytest.approx(
+        (plan.total_cost - plan.solver.bound) / plan.total_cost, rel=1e-6
+    )
+    assert plan.diagnostics[0].startswith(
+        "HiGHS and SCIP stopped at the 4 s time limit before proving the plan optimal: proven gap "
+    )
+
+
+@pytest.mark.parametrize(
+    ("solver", "label", "package"),
+    [
+        ("gurobi", "Gurobi", "gurobipy"),
+        ("cplex", "CPLEX", "cplex"),
+        ("xpress", "Xpress", "xpress"),
+        ("copt", "COPT", "coptpy"),
+    ],
+)
+def test_a_commercial_solver_that_is_not_installed_is_named_with_its_package(
+    solver: str, label: str, package: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from optimizer.cli import main
+    from optimizer.solve.commercial import missing_solver
+
+    if missing_solver(solver) is None:
+        pytest.skip(f"{label} is installed here")
+    assert main(["solve", "--solver", solver]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert (
+        f"usage: --solver {solver} needs {label}'s Python package, which is not installed "
+        f"here: pip install {package} (and a {label} licence), or choose --solver auto"
+    ) in captured.err
