@@ -142,6 +142,12 @@ def _parse_key(text: str, key: str) -> tuple[SpecKind, str | None, OfferOption |
     return kinds[head.strip()], gpu.strip(), option
 
 
+# Limits that keep a sweep's size known before any solve: points of one
+# --vary, and variants of the whole sweep (a grid multiplies its points).
+MAX_SWEEP_POINTS = 1_000
+MAX_SWEEP_VARIANTS = 10_000
+
+
 def _parse_range(text: str, range_text: str) -> tuple[float, float, int]:
     parts = range_text.split(":")
     if len(parts) != 3:
@@ -165,6 +171,10 @@ def _parse_range(text: str, range_text: str) -> tuple[float, float, int]:
         ) from None
     if points < 1:
         raise _vary_error(text, f"POINTS is {points}", "a whole number ≥ 1 (1 means START alone)")
+    if points > MAX_SWEEP_POINTS:
+        raise _vary_error(
+            text, f"POINTS is {points:,}", f"at most {MAX_SWEEP_POINTS:,} points per --vary"
+        )
     return bounds[0], bounds[1], points
 
 
@@ -284,6 +294,20 @@ def variants(
     """
     _check_specs(base, specs)
     mode = sweep_mode(specs, tornado)
+    count = (
+        1 + sum(len(s.values) for s in specs)
+        if mode is SweepMode.TORNADO
+        else math.prod(len(s.values) for s in specs)
+    )
+    if count > MAX_SWEEP_VARIANTS:
+        raise InputError(
+            Problem(
+                file="command line",
+                message=f"the sweep has {count:,} variants; gpumix solves at most "
+                f"{MAX_SWEEP_VARIANTS:,} in one sweep",
+                expected="fewer points per --vary, or fewer --vary in a grid",
+            )
+        )
     if mode is SweepMode.TORNADO:
         settings: list[Setting] = [()]
         settings += [((s.key, v),) for s in specs for v in s.values]

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import UnreadableCell, is_blank
+from optimizer.inputs.damage import locate_damage
 from optimizer.inputs.schema import (
     ASSUMPTIONS_SHEET_NAME,
     GPUS,
@@ -322,6 +323,15 @@ def _oversized(path: Path, xml: Mapping[str, bytes]) -> list[Problem]:
     return problems
 
 
+def _part_of(path: Path, sheet: str) -> str | None:
+    """The worksheet part that holds ``sheet``, or None when the relations do not say."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return (_sheet_parts(archive) or {}).get(sheet)
+    except (OSError, zipfile.BadZipFile):
+        return None
+
+
 def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
     import python_calamine
 
@@ -354,12 +364,13 @@ def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
         ]
         if damaged := _sheet_xml_problems(path, wanted):
             raise InputError(damaged)
-        grids: dict[str, list[list[object]]] = {
-            name: cast(
-                list[list[object]], book.get_sheet_by_name(name).to_python(skip_empty_area=False)
-            )
-            for name in wanted
-        }
+        grids: dict[str, list[list[object]]] = {}
+        for name in wanted:
+            try:
+                sheet = book.get_sheet_by_name(name).to_python(skip_empty_area=False)
+            except Exception as exc:  # calamine names neither the sheet nor the cell
+                raise InputError(locate_damage(path, name, _part_of(path, name), exc)) from exc
+            grids[name] = cast(list[list[object]], sheet)
     except InputError:
         raise
     except Exception as exc:

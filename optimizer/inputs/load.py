@@ -17,6 +17,7 @@ from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
 from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
+from optimizer.inputs.schema import MAX_WORKLOAD_TYPE_MONTHS
 
 WORKBOOK_SUFFIXES = (".xlsx",)
 SCENARIO_FILE_SUFFIXES = (".yaml", ".yml")
@@ -96,6 +97,7 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
     problems.extend(found)
     scenarios, found = check_scenarios(workbook, scenario_file)
     problems.extend(found)
+    problems.extend(_too_large(path, scenarios))
     if problems:
         raise InputError(problems)
     scenarios = _selected(path, scenarios, scenario_names)
@@ -106,6 +108,24 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
         offer_count=len(workbook.offers),
         workload_count=_workload_count(workbook, scenarios),
     )
+
+
+def _too_large(path: Path, scenarios: Sequence[Scenario]) -> list[Problem]:
+    """Scenarios larger than gpumix plans (``MAX_WORKLOAD_TYPE_MONTHS``)."""
+    problems = []
+    for s in scenarios:
+        size = len(s.workloads) * len(s.gpus) * s.horizon_months
+        if size > MAX_WORKLOAD_TYPE_MONTHS:
+            problems.append(
+                Problem(
+                    file=str(path),
+                    message=f"scenario {s.name!r} is too large to plan: {len(s.workloads):,} "
+                    f"workloads × {len(s.gpus):,} GPU types × {s.horizon_months:,} months = "
+                    f"{size:,}; gpumix plans at most {MAX_WORKLOAD_TYPE_MONTHS:,}",
+                    expected="fewer workloads, GPU types or months (or split the scenario)",
+                )
+            )
+    return problems
 
 
 def _workbook_reference_problem(workbook: Path) -> str | None:

@@ -26,6 +26,12 @@ class ColumnType(StrEnum):
 # model grows with every month, and no GPU lasts that long.
 MAX_HORIZON_MONTHS = 240
 
+# The largest scenario gpumix plans, in workloads × GPU types × months: the
+# model has variables for each, so this bounds memory and build time (the
+# (20, 50, 60) benchmark, 60,000, builds in about 2 s). A scenario beyond it is
+# refused by validate, before anything is built.
+MAX_WORKLOAD_TYPE_MONTHS = 500_000
+
 
 @dataclass(frozen=True)
 class Column:

@@ -147,6 +147,7 @@ def test_parse_budget_and_power_keys() -> None:
         ("pue=1.2:1.5", "three parts"),
         ("pue=1.2:1.5:0", "POINTS is 0"),
         ("pue=1.2:1.5:two", "POINTS 'two' is not a whole number"),
+        ("pue=1.2:1.5:1000000000", "POINTS is 1,000,000,000; expected at most 1,000 points"),
         ("price:H100:rent=1:2:3", "unknown option 'rent'"),
         ("price:H100=1:2:3", "needs a GPU type and an option"),
         ("max_utilization=0.5:1.2:3", "max_utilization cannot be 1.2"),
@@ -173,6 +174,18 @@ def test_parse_checks_gpu_and_option_against_the_scenario() -> None:
 
 
 # --------------------------------------------------------------------------- variants
+
+
+def test_a_sweep_beyond_ten_thousand_variants_is_refused_before_any_is_built() -> None:
+    base = rent_vs_buy()
+    grid = [parse_vary("pue=1.1:1.5:101", base), parse_vary("electricity_per_kwh=0.1:0.3:100")]
+    with pytest.raises(InputError) as caught:
+        variants(base, grid)
+    assert str(caught.value).endswith(
+        "the sweep has 10,100 variants; gpumix solves at most 10,000 in one sweep; expected "
+        "fewer points per --vary, or fewer --vary in a grid"
+    )
+    assert len(variants(base, grid[:1])) == 101  # one way: within the limit
 
 
 def test_one_way_variants_change_only_the_parameter_and_note_the_sweep() -> None:

@@ -920,6 +920,40 @@ def test_a_horizon_beyond_twenty_years_is_refused_in_the_sheet_and_the_scenario_
     )
 
 
+def test_a_scenario_too_large_to_plan_is_refused_by_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200,000 workloads were still being built after 480 s, past --time-limit 20."""
+    from openpyxl import load_workbook
+
+    from tests.paths import EXAMPLE_WORKBOOK
+
+    # 1,700 workloads × 7 GPU types × 36 months = 428,400 pair-months: within the limit;
+    # a 48-month horizon makes it 571,200, beyond it.
+    book = load_workbook(EXAMPLE_WORKBOOK)
+    sheet = book["Workloads"]
+    first = [cell.value for cell in sheet[3]]  # an ordinary batch row of the example
+    for row in range(8, 1_702):  # the example's six workloads are rows 2-7
+        for column, value in enumerate([f"job-{row}", *first[1:]], start=1):
+            sheet.cell(row=row, column=column, value=value)
+    path = tmp_path / "many.xlsx"
+    book.save(path)
+    scenarios = tmp_path / "many.yaml"
+    scenarios.write_text(
+        "workbook: many.xlsx\nscenarios:\n  - name: us-baseline\n    horizon_months: 48\n",
+        encoding="utf-8",
+    )
+    before = sha256(path)
+    assert main(["validate", str(scenarios)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "scenario 'us-baseline' is too large to plan: 1,700 workloads × 7 GPU types × 48 months "
+        "= 571,200; gpumix plans at most 500,000; expected fewer workloads, GPU types or months "
+        "(or split the scenario)"
+    ) in err
+    assert sha256(path) == before
+
+
 @pytest.mark.parametrize("index", [b"-1", b"abc", b"99999"])
 def test_a_damaged_shared_string_index_is_refused_not_read_as_other_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], index: bytes
@@ -977,3 +1011,164 @@ def test_a_workbook_that_is_not_a_file_says_what_it_is(
     scenario_file.write_text("workbook: fleet.xlsx\nscenarios:\n  - name: a\n", encoding="utf-8")
     assert main(["validate", str(scenario_file)]) == 2
     assert f"workbook {odd}: {reason}" in capsys.readouterr().err
+
+
+def _damaged_prices(tmp_path: Path, damage: Callable[[bytes], bytes | None]) -> Path:
+    """The bundled example with its Prices worksheet part changed (None: taken out)."""
+    from optimizer.inputs.grid import _sheet_parts
+    from tests.paths import EXAMPLE_WORKBOOK
+
+    with zipfile.ZipFile(EXAMPLE_WORKBOOK) as archive:
+        part = (_sheet_parts(archive) or {})["Prices"]
+        contents = {i.filename: archive.read(i.filename) for i in archive.infolist()}
+    changed = damage(contents[part])
+    if changed is None:
+        del contents[part]
+    else:
+        assert changed != contents[part]
+        contents[part] = changed
+    path = tmp_path / "damaged.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _price_cell(xml: bytes, attributes: bytes) -> bytes:
+    """C2 (the first offer's price, a number) with extra attributes."""
+    return xml.replace(b'<c r="C2"', b'<c r="C2" ' + attributes, 1)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            lambda xml: None,
+            "damaged.xlsx, sheet Prices: is missing from the file: the workbook lists it, but "
+            "its part xl/worksheets/sheet3.xml is not there",
+        ),
+        (
+            lambda xml: xml[: len(xml) // 2],
+            "damaged.xlsx, sheet Prices: is damaged: its XML breaks off after cell ",
+        ),
+        (
+            lambda xml: xml.replace(
+                b"<sheetData>", b'<sheetData><row r="2"><c r="B2"><v>1</v></row>'
+            ),
+            "damaged.xlsx, sheet Prices, cell B2: is damaged: its XML breaks off in cell B2 "
+            "(line 2, column ",
+        ),
+        (
+            lambda xml: _price_cell(xml, b't="b"'),
+            "damaged.xlsx, sheet Prices, cell C2: is damaged: a TRUE/FALSE cell holds '4.7'",
+        ),
+        (
+            lambda xml: _price_cell(xml, b't="e"'),
+            "damaged.xlsx, sheet Prices, cell C2: is damaged: an Excel error cell holds '4.7', "
+            "which is no Excel error",
+        ),
+    ],
+    ids=["part missing", "cut short", "tag broken", "bad boolean", "bad error code"],
+)
+def test_a_damaged_sheet_is_refused_naming_the_sheet_and_the_cell(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    damage: Callable[[bytes], bytes | None],
+    message: str,
+) -> None:
+    """The xlsx reader stopped with "(Prices)" or "Unrecognized boolean cell value: 4.7"."""
+    path = _damaged_prices(tmp_path, damage)
+    before = sha256(path)
+    err = _validate_fails(path, capsys)
+    assert message in err
+    assert "expected a workbook saved by Excel or LibreOffice (open it and save it again)" in err
+    assert "Traceback" not in err
+    assert sha256(path) == before
+
+
+def test_the_readme_states_every_limit_gpumix_checks() -> None:
+    import re
+
+    from optimizer.analysis.sweep_params import MAX_SWEEP_POINTS, MAX_SWEEP_VARIANTS
+    from optimizer.inputs.grid import MAX_SHEET_COLUMNS, MAX_SHEET_ROWS
+    from optimizer.inputs.schema import MAX_HORIZON_MONTHS, MAX_WORKLOAD_TYPE_MONTHS
+    from tests.paths import ROOT
+
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    for stated in (
+        f"at most {MAX_SHEET_ROWS:,} rows and {MAX_SHEET_COLUMNS:,} columns",
+        f"a horizon is at most {MAX_HORIZON_MONTHS} months",
+        f"a scenario at most {MAX_WORKLOAD_TYPE_MONTHS:,} workloads × GPU types × months",
+        f"a sweep at most {MAX_SWEEP_POINTS:,} points per `--vary` and "
+        f"{MAX_SWEEP_VARIANTS:,} variants",
+        "`--time-limit` covers building the model as well as solving it",
+    ):
+        assert stated in readme, stated
+
+
+def _as_nobody() -> list[str] | None:
+    """A command prefix that runs as an unprivileged user, or None where none can be had.
+
+    Root reads any file, so permission tests run gpumix as ``nobody`` through
+    ``setpriv`` when the suite runs as root; as another user, plain files do.
+    """
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        return None
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", "import optimizer"], capture_output=True, timeout=60
+    )
+    return prefix if probe.returncode == 0 else None
+
+
+def test_permission_denied_on_the_input_its_folder_or_the_output_is_one_line() -> None:
+    """Permission denied on the input or its folder ended in a traceback (exit 1)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from tests.paths import EXAMPLE_WORKBOOK
+
+    prefix = _as_nobody()
+    if prefix is None:
+        pytest.skip("no unprivileged user to run as")
+    folder = Path(tempfile.mkdtemp(prefix="gpumix-perm-"))
+    try:
+        folder.chmod(0o755)
+        closed = folder / "closed.xlsx"
+        shutil.copyfile(EXAMPLE_WORKBOOK, closed)
+        closed.chmod(0o000)
+        locked = folder / "locked"
+        locked.mkdir()
+        shutil.copyfile(EXAMPLE_WORKBOOK, locked / "in.xlsx")
+        locked.chmod(0o000)
+        runs = {
+            "closed file": (["validate", str(closed)], "closed.xlsx", 2),
+            "closed folder": (["validate", str(locked / "in.xlsx")], "in.xlsx", 2),
+            "output folder": (
+                ["solve", str(EXAMPLE_WORKBOOK), "--output", str(locked / "out.xlsx")],
+                "out.xlsx",
+                2,
+            ),
+        }
+        for case, (args, name, code) in runs.items():
+            done = subprocess.run(
+                [*prefix, sys.executable, "-m", "optimizer.cli", *args],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == code, (case, done.stderr)
+            assert "Traceback" not in done.stderr, case
+            assert f"{name}: " in done.stderr and "Permission denied" in done.stderr, case
+    finally:
+        for path in (folder / "locked", folder / "closed.xlsx"):
+            path.chmod(0o755)
+        shutil.rmtree(folder)
