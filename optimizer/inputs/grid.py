@@ -301,13 +301,21 @@ def _oversized(path: Path, xml: Mapping[str, bytes]) -> list[Problem]:
     """Sheets that span more rows or columns than gpumix reads."""
     problems = []
     for name, data in xml.items():
-        last_row, last_col, last_ref = 0, 0, ""
-        for letters, digits in [*_REF.findall(data), *_DIMENSION.findall(data)]:
-            row, col = int(digits), _column_index(letters.decode()) + 1
-            if not last_ref and (row > MAX_SHEET_ROWS or col > MAX_SHEET_COLUMNS):
-                last_ref = f"{letters.decode()}{digits.decode()}"  # the first one out of bounds
-            last_row, last_col = max(last_row, row), max(last_col, col)
-        last_row = max([last_row, *(int(r) for r in _ROW_MARK.findall(data))])
+        refs = [*_REF.findall(data), *_DIMENSION.findall(data)]
+        # Few distinct column letters, many cells: convert each letter group once.
+        columns = {letters: _column_index(letters.decode()) + 1 for letters, _ in refs}
+        last_col = max(columns.values(), default=0)
+        last_row = max(
+            [0, *(int(digits) for _, digits in refs), *(int(r) for r in _ROW_MARK.findall(data))]
+        )
+        last_ref = next(
+            (
+                f"{letters.decode()}{digits.decode()}"
+                for letters, digits in refs
+                if int(digits) > MAX_SHEET_ROWS or columns[letters] > MAX_SHEET_COLUMNS
+            ),
+            "",
+        )  # the first one out of bounds
         if last_row > MAX_SHEET_ROWS or last_col > MAX_SHEET_COLUMNS:
             problems.append(
                 Problem(
