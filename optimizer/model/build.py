@@ -60,8 +60,9 @@ are checked for collisions.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pulp
 
@@ -103,6 +104,14 @@ FAMILIES: tuple[str, ...] = (
 )
 
 
+class BuildTimeLimit(Exception):
+    """The time limit passed while the model was being built (before ``step``)."""
+
+    def __init__(self, step: str) -> None:
+        super().__init__(step)
+        self.step = step
+
+
 def _check_inputs(scenario: Scenario, offers: Sequence[Offer]) -> None:
     """Things the model cannot price, which input checks should already have caught."""
     problems = []
@@ -132,12 +141,14 @@ def build_model(
     estimates: Sequence[PairEstimate],
     *,
     elastic: Iterable[str] = (),
+    deadline: float | None = None,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
     ``elastic`` (used by :mod:`optimizer.solve.diagnose` only) adds penalised slack
     to the rows of the named groups and makes the objective the weighted
-    total slack instead of the cost.
+    total slack instead of the cost. ``deadline`` (a ``time.perf_counter()``
+    value) stops the build with :class:`BuildTimeLimit` once passed.
     """
     T = scenario.horizon_months
     workloads = {w.name: w for w in scenario.workloads}
@@ -176,18 +187,25 @@ def build_model(
         for pair, est in usable.items()
         if workloads[pair[0]].kind is not Kind.REALTIME_INFERENCE
     }
-    _define_variables(built, active)
-    define_training_demand_constraints(built)
-    define_recurring_demand_constraints(built)
-    define_realtime_demand_constraints(built)
-    define_place_capacity_constraints(built)
-    define_slot_hours_constraints(built)
-    define_free_hours_constraints(built)
-    define_deadline_slots_constraints(built)
-    define_rental_hours_constraints(built)
-    define_stock_constraints(built)
-    define_budgets_constraints(built)
-    define_power_constraints(built)
+    steps: tuple[tuple[str, Callable[[BuiltModel], None]], ...] = (
+        ("variables", lambda b: _define_variables(b, active)),
+        ("training_demand", define_training_demand_constraints),
+        ("recurring_demand", define_recurring_demand_constraints),
+        ("realtime_demand", define_realtime_demand_constraints),
+        ("place_capacity", define_place_capacity_constraints),
+        ("slot_hours", define_slot_hours_constraints),
+        ("free_hours", define_free_hours_constraints),
+        ("deadline_slots", define_deadline_slots_constraints),
+        ("rental_hours", define_rental_hours_constraints),
+        ("stock", define_stock_constraints),
+        ("budgets", define_budgets_constraints),
+        ("power", define_power_constraints),
+    )
+    for step, define in steps:
+        # --time-limit covers building: stop between steps once it is spent.
+        if deadline is not None and time.perf_counter() > deadline:
+            raise BuildTimeLimit(step)
+        define(built)
     if built.elastic:
         built.problem.setObjective(
             pulp.LpAffineExpression(

@@ -19,7 +19,7 @@ from dataclasses import replace
 import pulp
 
 from optimizer.domain import Scenario
-from optimizer.model.build import build_model
+from optimizer.model.build import BuildTimeLimit, build_model
 from optimizer.model.built import BuiltModel
 from optimizer.results import (
     COMMERCIAL,
@@ -54,13 +54,16 @@ def solve_scenario(
         return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, unplannable, None)
 
     started = time.perf_counter()
-    built = build_model(scenario, options)
+    # --time-limit covers building as well: the build stops once it is spent,
+    # and the solver gets what is left.
+    deadline = None if settings.time_limit is None else begun + settings.time_limit
+    try:
+        built: BuiltModel | None = build_model(scenario, options, deadline=deadline)
+    except BuildTimeLimit:
+        built = None
     build_seconds = time.perf_counter() - started
-    # --time-limit covers building as well: the solver gets what is left.
-    left = (
-        None if settings.time_limit is None else settings.time_limit - (time.perf_counter() - begun)
-    )
-    if left is not None and left <= 0:
+    left = None if deadline is None else deadline - time.perf_counter()
+    if built is None or (left is not None and left <= 0):
         message = (
             f"building the model took {build_seconds:.1f} s, past the "
             f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"

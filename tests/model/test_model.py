@@ -335,3 +335,15 @@ def test_whole_levels_give_whole_purchases_and_reservations_within_caps(
     assert d is not None
     assert sum(d.purchases.values()) == bought
     assert sum(d.reservations.values()) == reserved
+
+
+def test_a_spent_time_limit_stops_the_build_between_steps() -> None:
+    import time
+
+    from optimizer.model.build import BuildTimeLimit
+
+    s, estimates = tiny()
+    with pytest.raises(BuildTimeLimit) as stopped:
+        build_model(s, estimates, deadline=time.perf_counter() - 1.0)
+    assert stopped.value.step == "variables"  # nothing was built
+    assert build_model(s, estimates, deadline=time.perf_counter() + 60.0).problem.variables()
