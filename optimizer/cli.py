@@ -257,8 +257,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 def _plan_line(plan: Plan) -> str:
     if plan.total_cost is None:
-        reasons = "; ".join(plan.diagnostics[:3])
-        return f"{plan.name}: {plan.status.value}" + (f" — {reasons}" if reasons else "")
+        # Every reason, each on its own line: the first line says what is wrong,
+        # the indented ones why (the same list the JSON and the workbook hold).
+        head = f"{plan.name}: {plan.status.value}"
+        if not plan.diagnostics:
+            return head
+        first, *rest = plan.diagnostics
+        return "\n".join([f"{head} — {first}", *(f"  - {reason}" for reason in rest)])
     line = f"{plan.name}: {plan.status.value}, total cost ${plan.total_cost:,.2f}"
     if plan.cash_out is not None:
         line += f" (cash out ${plan.cash_out:,.2f}"

@@ -377,8 +377,10 @@ def test_compare_says_why_a_scenario_has_no_plan(
     out = tmp_path / "c.xlsx"
     assert main(["compare", str(cheap), str(short), "--output", str(out)]) == 1
     printed = capsys.readouterr().out
-    line = next(x for x in printed.splitlines() if x.startswith("short: infeasible — "))
-    assert "capex budget short by $" in line
+    lines = printed.splitlines()
+    first = next(i for i, x in enumerate(lines) if x.startswith("short: infeasible — "))
+    assert lines[first] == "short: infeasible — no plan meets every requirement:"
+    assert lines[first + 1].startswith("  - capex budget short by $")
     frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
     assert "capex budget short by $" in frame.loc["Why no plan"]["short"]
     assert list(frame.loc["Horizon (months)"]) == [12, 36]
@@ -562,3 +564,20 @@ def test_an_output_inside_a_file_says_so(
     blocker.write_text("a file where a folder should be")
     assert main(["template", str(blocker / "t.xlsx")]) == 2
     assert f"{blocker} is a file, not a folder" in capsys.readouterr().err
+
+
+def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed "no plan meets every requirement:; power cap short by ..." and cut at three."""
+    short = example_variant(tmp_path, "short", "    power_cap_kw: 2\n    allow_rent: false\n")
+    assert main(["solve", str(short), "--output", str(tmp_path / "s.xlsx")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    first = lines.index("short: infeasible — no plan meets every requirement:")
+    reasons = [x for x in lines[first + 1 :] if x.startswith("  - ")]
+    assert reasons and all(":;" not in x for x in lines)
+    assert reasons[0].startswith("  - power cap short by ") and reasons[0].endswith(" kW")
+    assert main(["solve", str(short), "--output", str(tmp_path / "j.xlsx"), "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    diagnostics = document["scenarios"][0]["diagnostics"]
+    assert [f"  - {d}" for d in diagnostics[1:]] == reasons  # all of them, as the JSON has

@@ -17,7 +17,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
-from optimizer.inputs.scenario_models import _MODELS
+from optimizer.inputs.scenario_models import _MODELS, ScenarioModel
+from optimizer.inputs.schema import ASSUMPTION_KEYS
 
 # ---------------------------------------------------------------- nodes
 
@@ -175,12 +176,18 @@ def _pydantic_problems(
             key = str(loc[-1])
             model = _MODELS.get(tuple(str(p) for p in loc[:-1] if not isinstance(p, int)))
             allowed = list(model.model_fields) if model else []
+            # An assumption written beside the scenario's own keys belongs one level down.
+            misplaced = model is ScenarioModel and key in ASSUMPTION_KEYS
+            hint = (
+                f"; {key} is an assumption: put it under 'assumptions:' in the scenario"
+                if misplaced
+                else suggestion(key, allowed)
+            )
             problems.append(
                 Problem(
                     file=file,
                     row=_line_at(root, loc, key=True),
-                    message=f"unknown key {key!r} in {container or 'the file'}"
-                    f"{suggestion(key, allowed)}",
+                    message=f"unknown key {key!r} in {container or 'the file'}{hint}",
                     expected=("one of " + ", ".join(allowed)) if allowed else None,
                 )
             )

@@ -144,6 +144,15 @@ BAD: list[tuple[str, str, list[str]]] = [
         ],
     ),
     (
+        "assumption beside the scenario's keys",
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    electricity_per_kwh: 0.3\n",
+        [
+            "eu.yaml, line 4",
+            "unknown key 'electricity_per_kwh' in scenario 'a'; electricity_per_kwh is an "
+            "assumption: put it under 'assumptions:' in the scenario",
+        ],
+    ),
+    (
         "unknown budget key",
         "workbook: input.xlsx\nscenarios:\n  - name: a\n    budget:\n      totl: 5\n",
         [
