@@ -34,7 +34,7 @@ from typing import Any
 
 import openpyxl
 from defusedxml import ElementTree
-from openpyxl.chart import BarChart, Reference
+from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.chart.data_source import StrRef
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.packaging.custom import StringProperty
@@ -388,7 +388,7 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         xl.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
         ws.add_table(xl)
     for chart in model.charts:
-        ws.add_chart(_bar_chart(ws, chart), a1(*chart.anchor))
+        ws.add_chart(_chart(ws, chart), a1(*chart.anchor))
     for name, block in model.names.items():
         if name in used_tables:  # the user's own name of that spelling wins
             continue
@@ -411,17 +411,25 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
             ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
     for row in model.page_breaks:
         ws.row_breaks.append(Break(id=row))  # openpyxl breaks after row ``id`` (1-based)
+    if model.print_last_row is not None:
+        last_col = max((col for _row, col in model.cells), default=0)
+        ws.print_area = f"A1:{a1(model.print_last_row, last_col)}"
     ws.oddFooter.left.text = "&A"
     ws.oddFooter.right.text = "Page &P of &N"
 
 
-def _bar_chart(ws: Worksheet, spec: Chart) -> BarChart:
-    chart = BarChart()
-    chart.type = "col"
-    chart.grouping = "stacked"
-    chart.overlap = 100
+def _chart(ws: Worksheet, spec: Chart) -> BarChart | LineChart:
+    chart: BarChart | LineChart
+    if spec.kind == "line":
+        chart = LineChart()
+    else:
+        chart = BarChart()
+        chart.type = "col"
+        chart.grouping = "stacked"
+        chart.overlap = 100
     chart.title = spec.title
     chart.x_axis.title = spec.x_axis
+    chart.x_axis.tickLblPos = "low"  # month labels along the bottom, below any negative values
     chart.y_axis.title = spec.y_axis
     chart.y_axis.number_format = spec.y_format
     r1, c1, r2, c2 = spec.categories
@@ -436,5 +444,6 @@ def _bar_chart(ws: Worksheet, spec: Chart) -> BarChart:
     chart.set_categories(
         Reference(ws, min_row=r1 + 1, min_col=c1 + 1, max_row=r2 + 1, max_col=c2 + 1)
     )
-    chart.width, chart.height = 22, 11
+    # XlsxWriter's default chart is 480 × 288 px; openpyxl sizes in cm (37.8 px each).
+    chart.width, chart.height = 480 * spec.scale[0] / 37.8, 288 * spec.scale[1] / 37.8
     return chart

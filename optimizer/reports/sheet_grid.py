@@ -122,6 +122,7 @@ class Chart:
     series: tuple[Series, ...]
     anchor: tuple[int, int]
     x_axis: str = "Month"
+    scale: tuple[float, float] = (1.5, 1.3)  # of the renderer's default size (480 × 288 px)
 
 
 @dataclass
@@ -139,6 +140,8 @@ class SheetModel:
     landscape: bool = True
     pages_wide: int = 1  # printed as wide as this many pages, as tall as it takes
     page_breaks: list[int] = field(default_factory=list)  # rows that start a printed page
+    # Rows after this one stay in the workbook but are not printed (a chart's data table).
+    print_last_row: int | None = None
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -368,6 +371,9 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
     if model.page_breaks:
         ws.set_h_pagebreaks(model.page_breaks)
     ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
+    if model.print_last_row is not None:
+        last_col = max((col for _row, col in model.cells), default=0)
+        ws.print_area(0, 0, model.print_last_row, last_col)
     if model.freeze:
         rows, cols = model.freeze
         if rows:
@@ -392,8 +398,11 @@ def _insert_chart(workbook: xlsxwriter.Workbook, ws: Any, sheet_name: str, spec:
                 "gap": 50,
             }
         )
-    chart.set_title({"name": spec.title})
-    chart.set_x_axis({"name": spec.x_axis})
+    # Month labels along the bottom, not on the zero line of a chart that goes negative.
+    chart.set_x_axis({"name": spec.x_axis, "label_position": "low"})
+    chart.set_title({"name": spec.title, "name_font": {"size": 12}})
     chart.set_y_axis({"name": spec.y_axis, "num_format": spec.y_format})
     chart.set_legend({"position": "bottom"})
-    ws.insert_chart(spec.anchor[0], spec.anchor[1], chart, {"x_scale": 1.5, "y_scale": 1.3})
+    ws.insert_chart(
+        spec.anchor[0], spec.anchor[1], chart, {"x_scale": spec.scale[0], "y_scale": spec.scale[1]}
+    )

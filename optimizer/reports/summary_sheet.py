@@ -8,11 +8,27 @@ savings against the baselines and diagnostics, its sums as live formulas.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU
+from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU, RENT_ONLY
 from optimizer.domain import CostCategory
+from optimizer.reports.at_a_glance import (
+    binding_limits,
+    capex,
+    cumulative_cash,
+    payback_text,
+    recommendation,
+)
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
-from optimizer.reports.sheet_grid import SheetModel, Style, a1, column_letter
+from optimizer.reports.sheet_grid import (
+    Chart,
+    Series,
+    SheetModel,
+    Style,
+    a1,
+    column_letter,
+    finite_or_none,
+)
 from optimizer.reports.sheet_names import AUDIT, SUMMARY
 from optimizer.results import Plan, RunResult, SolveStatus
 
@@ -54,6 +70,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         if any(values):
             each(text, values, style)
 
+    glance = _glance_block(sheet, run)
+    row = glance.next_row
+
     r = label("Status")
     for j, plan in enumerate(plans):
         sheet.text(r, j + 1, plan.status.value, Style.VALUE_TEXT)
@@ -70,6 +89,16 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         else "Total cost (USD, after residual credit; the objective)"
     )
     total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
+    for j, plan in enumerate(plans):
+        # A link only where the row below holds a number (never to a blank cell).
+        if plan.status.has_plan and finite_or_none(plan.total_cost) is not None:
+            sheet.formula(
+                glance.total,
+                j + 1,
+                f"={a1(total_row, j + 1)}",
+                plan.total_cost,
+                Style.MONEY_FORMULA,
+            )
     cash_row = each(
         "Cash out (USD, undiscounted, purchases included, before credit)",
         [_money(p, p.cash_out) for p in plans],
@@ -205,6 +234,17 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                     saving / baseline.total_cost,
                     Style.PERCENT_FORMULA,
                 )
+        for j in range(len(plans)):
+            if (saving_row, j + 1) in sheet.cells:
+                cached = sheet.cells[(saving_row, j + 1)].value
+                if isinstance(cached, float | int) and finite_or_none(cached) is not None:
+                    sheet.formula(
+                        glance.savings[name],
+                        j + 1,
+                        f"={a1(saving_row, j + 1)}",
+                        cached,
+                        Style.MONEY_FORMULA,
+                    )
         notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name)) for p in plans]
         if any(notes):
             r = label(f"{name}: note")
@@ -255,6 +295,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         f"sheet '{audit_name}'.",
         Style.NOTE,
     )
+    # The chart's data table follows; the printed Summary ends here (the chart shows it).
+    sheet.print_last_row = row - 1
+    _cumulative_cash(sheet, run, row + 1, glance.chart_row)
     sheet.widths[0] = 58
     for j in range(len(plans)):
         sheet.widths[j + 1] = 22
@@ -267,6 +310,105 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         ):
             sheet.names[name] = (r, 1, r, len(plans))
     return sheet
+
+
+@dataclass(frozen=True)
+class _Glance:
+    """Rows of the at-a-glance block that are filled once the rows below exist."""
+
+    total: int
+    savings: dict[str, int]
+    chart_row: int
+    next_row: int
+
+
+# Rows the cumulative-cash chart covers on the first printed page.
+_CHART_ROWS = 16
+
+
+def _glance_block(sheet: SheetModel, run: RunResult) -> _Glance:
+    """The first printed page: what to do, what it costs and saves, and the cash chart."""
+    plans = run.plans
+    sheet.text(1, 0, "At a glance", Style.SECTION)
+    sheet.text(2, 0, "What to do", Style.LABEL)
+    sheet.text(3, 0, "Total cost (USD, after residual credit; as below)", Style.LABEL)
+    sheet.text(4, 0, "Capex: GPUs bought (USD, undiscounted)", Style.LABEL)
+    savings = {}
+    for i, name in enumerate(BASELINE_NAMES):
+        savings[name] = 5 + i
+        sheet.text(5 + i, 0, f"Saving against {name} (USD)", Style.LABEL)
+    r = 5 + len(BASELINE_NAMES)
+    sheet.text(r, 0, "Buying pays back against rent only from", Style.LABEL)
+    sheet.text(
+        r + 1, 0, "Limits that hold the plan back (USD saved per one more unit)", Style.LABEL
+    )
+    for j, plan in enumerate(plans):
+        rent_only = run.baselines.get(plan.name, {}).get(RENT_ONLY)
+        sheet.text(2, j + 1, recommendation(plan), Style.WRAP)
+        sheet.number(4, j + 1, capex(plan), Style.MONEY)
+        sheet.text(r, j + 1, payback_text(plan, rent_only), Style.VALUE_TEXT)
+        sheet.text(r + 1, j + 1, binding_limits(plan), Style.WRAP)
+    chart_row = r + 3
+    next_row = chart_row + _CHART_ROWS
+    sheet.page_breaks.append(next_row)  # the details start on page 2
+    return _Glance(total=3, savings=savings, chart_row=chart_row, next_row=next_row)
+
+
+def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: int) -> None:
+    """Cumulative cash by month, this plan and rent only, what the plan has saved so far,
+    and the chart on page 1 that shows the saving (below zero until buying pays back)."""
+    plans = run.plans
+    months = max((p.scenario.horizon_months for p in plans), default=0)
+    columns: dict[int, tuple[list[float], list[float]]] = {}
+    for j, plan in enumerate(plans):
+        mine = cumulative_cash(plan)
+        rent_only = _rent_only(run, plan)
+        theirs = cumulative_cash(rent_only) if rent_only is not None else None
+        if mine is None or theirs is None:
+            continue
+        if all(finite_or_none(x) is not None for x in (*mine, *theirs)):
+            columns[j + 1] = (mine, theirs)
+    if not columns:
+        return
+    blocks = ("this plan", "rent only", "saved so far against rent only")
+    starts = [first + i * (months + 2) for i in range(len(blocks))]
+    for start, what in zip(starts, blocks, strict=True):
+        sheet.text(start, 0, f"Cumulative cash by month, {what} (USD, undiscounted)", Style.SECTION)
+        for t in range(months):
+            sheet.number(start + 1 + t, 0, t + 1, Style.INTEGER)
+    series = []
+    for col, (mine, theirs) in columns.items():
+        name = plans[col - 1].name
+        for start, what in zip(starts, blocks, strict=True):
+            sheet.text(start, col, f"{name}: {what.split(' against')[0]}", Style.COLUMN_HEADER)
+        for t, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            sheet.number(starts[0] + 1 + t, col, a, Style.MONEY)
+            sheet.number(starts[1] + 1 + t, col, b, Style.MONEY)
+            sheet.formula(
+                starts[2] + 1 + t,
+                col,
+                f"={a1(starts[1] + 1 + t, col)}-{a1(starts[0] + 1 + t, col)}",
+                b - a,
+                Style.MONEY_FORMULA,
+            )
+        series.append(Series((starts[2], col), (starts[2] + 1, col, starts[2] + len(mine), col)))
+    width = 58 + 22 * len(plans)  # characters across the page, about 7 px each
+    sheet.charts.append(
+        Chart(
+            kind="line",
+            title="Cash saved so far against renting everything (USD; below 0: not paid back yet)",
+            y_axis="USD saved so far",
+            y_format="$#,##0",
+            categories=(starts[2] + 1, 0, starts[2] + months, 0),
+            series=tuple(series),
+            anchor=(chart_row, 0),
+            scale=(min(1.6, width * 7 / 480 * 0.95), 1.05),
+        )
+    )
+
+
+def _rent_only(run: RunResult, plan: Plan) -> Plan | None:
+    return run.baselines.get(plan.name, {}).get(RENT_ONLY)
 
 
 def _baseline_note(name: str, baseline: Plan | None) -> str:

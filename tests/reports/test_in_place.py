@@ -128,7 +128,13 @@ def test_running_twice_replaces_the_result_sheets(tmp_path: Path) -> None:
     recorded = next(p for p in wb.custom_doc_props.props if p.name == RESULT_SHEETS_PROPERTY)
     assert recorded.value.split("\n") == first[2:]
     assert set(wb.defined_names) == {"TotalPrice", "TotalCost", "CashOut", "ResidualCredit"}
-    assert wb.defined_names["TotalCost"].attr_text == "'Summary'!$B$6:$B$6"
+    total = next(
+        r
+        for r in wb["Summary"].iter_rows()
+        if r[0].value == "Total cost (USD, after residual credit; the objective)"
+    )
+    row = total[0].row  # the name follows the row wherever the layout puts it
+    assert wb.defined_names["TotalCost"].attr_text == f"'Summary'!$B${row}:$B${row}"
 
 
 @pytest.mark.parametrize("sheet", ["Summary", "Audit"])

@@ -317,15 +317,23 @@ def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     assert set(wb["base Options"].tables) == {"Options_1"}
     assert {"Audit_assumptions", "Audit_offers", "Audit_gpus"} <= set(wb["Audit"].tables)
     assert wb["Summary"].freeze_panes == "B2"
-    assert wb.defined_names["TotalCost"].attr_text == "'Summary'!$B$6:$B$6"
-    assert wb.defined_names["CashOut"].attr_text == "'Summary'!$B$7:$B$7"
+    total = next(
+        r
+        for r in wb["Summary"].iter_rows()
+        if str(r[0].value) == "Total cost (USD, after residual credit; the objective)"
+    )
+    row = total[0].row  # the names follow the rows wherever the layout puts them
+    assert wb.defined_names["TotalCost"].attr_text == f"'Summary'!$B${row}:$B${row}"
+    assert wb.defined_names["CashOut"].attr_text == f"'Summary'!$B${row + 1}:$B${row + 1}"
     assert wb["base Cash flow"].freeze_panes == "B2"
     with zipfile.ZipFile(path) as z:
         charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
         xml = " ".join(z.read(n).decode() for n in charts)
-    assert len(charts) == 2  # monthly cash by category, GPUs by type
+    # Cash saved against rent only (Summary), monthly cash by category, GPUs by type.
+    assert len(charts) == 3
     assert '<c:grouping val="stacked"/>' in xml
     assert "Monthly cash by category" in xml and "GPUs in use by type" in xml
+    assert "Cash saved so far against renting everything" in xml
     widths = wb["base Options"].column_dimensions
     assert widths["D"].width >= 40  # the reasons column is readable
 

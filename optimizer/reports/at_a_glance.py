@@ -1,0 +1,148 @@
+"""What a plan tells finance at a glance: what to do, when buying pays back, what holds it.
+
+Takes a :class:`Plan` (and its rent-only baseline); hands on plain text and
+numbers for the top of the Summary sheet: the recommendation in one sentence
+("Buy 14 RTX 4090 in month 1; reserve up to 32 A100 80GB for months 1–36;
+rent the rest on demand"), the month from which buying has paid for itself
+against renting everything, the limits that bind, and cumulative cash by
+month. Every figure comes from the plan's fleet, cash flow and shadow prices.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import accumulate
+
+from optimizer.domain import CostCategory
+from optimizer.results import Plan
+
+
+def recommendation(plan: Plan) -> str:
+    """The plan in one sentence: purchases, reservations, then what is rented."""
+    if not plan.status.has_plan:
+        # Why, in full, in the one cell page 1 shows (never split from its reasons).
+        why = "see the diagnostics below"
+        if plan.diagnostics:
+            first, *rest = plan.diagnostics
+            why = f"{first} {'; '.join(rest)}".strip()
+        return f"No plan ({plan.status.value}): {why}"
+    clauses = [*_purchases(plan), *_reservations(plan)]
+    rented = _rented(plan)
+    if rented and clauses:
+        clauses.append(f"rent the rest ({rented})")
+    elif rented:
+        clauses.append(f"rent everything ({rented})")
+    if not clauses:
+        return "Nothing to buy, reserve or rent."
+    text = "; ".join(clauses)
+    return text[0].upper() + text[1:] + "."
+
+
+def _months(months: list[int]) -> str:
+    """'month 4', 'months 4–12', or 'months 1, 7 and 13'."""
+    months = sorted(set(months))
+    if len(months) == 1:
+        return f"month {months[0]}"
+    if months == list(range(months[0], months[-1] + 1)):
+        return f"months {months[0]}–{months[-1]}"
+    return "months " + ", ".join(str(m) for m in months[:-1]) + f" and {months[-1]}"
+
+
+def _per_gpu_month(plan: Plan, field: str) -> dict[str, dict[int, int]]:
+    """GPU type → month → the fleet's whole ``field`` (bought, reserved), where nonzero."""
+    found: dict[str, dict[int, int]] = defaultdict(dict)
+    for row in plan.fleet:
+        if getattr(row, field):
+            found[row.gpu][row.month] = round(getattr(row, field))
+    return found
+
+
+def _purchases(plan: Plan) -> list[str]:
+    return [
+        f"buy {sum(by_month.values()):,} {gpu} in {_months(list(by_month))}"
+        for gpu, by_month in _per_gpu_month(plan, "bought").items()
+    ]
+
+
+def _reservations(plan: Plan) -> list[str]:
+    clauses = []
+    for gpu, by_month in _per_gpu_month(plan, "reserved").items():
+        most, least = max(by_month.values()), min(by_month.values())
+        count = f"{most:,}" if most == least else f"up to {most:,}"
+        clauses.append(f"reserve {count} {gpu} for {_months(list(by_month))}")
+    return clauses
+
+
+def _rented(plan: Plan) -> str:
+    """'5,027 GPU-hours of A100 80GB on demand, 88,463 on spot', or '' when nothing is rented."""
+    on_demand: dict[str, float] = defaultdict(float)
+    spot: dict[str, float] = defaultdict(float)
+    for row in plan.fleet:
+        on_demand[row.gpu] += row.rented_hours
+        spot[row.gpu] += row.spot_hours
+    parts = [
+        f"{hours:,.0f} GPU-hours of {gpu} {how}"
+        for how, hours_of in (("on demand", on_demand), ("on spot", spot))
+        for gpu, hours in hours_of.items()
+        if hours >= 0.5
+    ]
+    return ", ".join(parts)
+
+
+def cumulative_cash(plan: Plan) -> list[float] | None:
+    """Undiscounted cash paid up to the end of each month, or None without a plan."""
+    if not plan.status.has_plan:
+        return None
+    return list(accumulate(m.total for m in plan.cash_flow))
+
+
+def capex(plan: Plan) -> float | None:
+    """Undiscounted purchases over the horizon."""
+    if not plan.status.has_plan:
+        return None
+    return sum(m.amounts.get(CostCategory.PURCHASE, 0.0) for m in plan.cash_flow)
+
+
+def payback_month(plan: Plan, rent_only: Plan | None) -> int | None:
+    """The first month from which the plan's cumulative cash stays at or below renting everything.
+
+    None when the plan buys nothing, when there is no rent-only plan to
+    compare with, or when buying has not paid back by the end of the horizon.
+    """
+    mine = cumulative_cash(plan)
+    theirs = cumulative_cash(rent_only) if rent_only is not None else None
+    if mine is None or theirs is None or not capex(plan):
+        return None
+    payback = None
+    for month, (a, b) in enumerate(zip(mine, theirs, strict=False), start=1):
+        # The month it first stays at or below renting to the end of the horizon.
+        behind = a > b + 0.005
+        payback = None if behind else (payback or month)
+    return payback
+
+
+def payback_text(plan: Plan, rent_only: Plan | None) -> str:
+    if not plan.status.has_plan:
+        return ""
+    if not capex(plan):
+        return "buys nothing"
+    if rent_only is None or not rent_only.status.has_plan:
+        return "no rent-only plan to compare"
+    month = payback_month(plan, rent_only)
+    if month is None:
+        return "not within the horizon"
+    return f"month {month}"
+
+
+def binding_limits(plan: Plan) -> str:
+    """The limits whose next unit would save money, dearest first; 'none' when none binds."""
+    if not plan.status.has_plan:
+        return ""
+    ranked = sorted(plan.shadow_prices, key=lambda s: -s.saving_per_unit)
+    if not ranked:
+        return "none"
+    return "; ".join(
+        f"{s.constraint}{f' (month {s.month})' if s.month is not None else ''}: "
+        f"${s.saving_per_unit:,.2f} per {s.unit}"
+        for s in ranked
+    )

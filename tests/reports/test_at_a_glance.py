@@ -1,0 +1,172 @@
+"""The Summary's first page: what to do, payback, binding limits, and the saving chart."""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from optimizer.check.baselines import RENT_ONLY
+from optimizer.domain import CostCategory
+from optimizer.reports.at_a_glance import (
+    _months,
+    binding_limits,
+    payback_month,
+    payback_text,
+    recommendation,
+)
+from optimizer.reports.result_workbook import write_result_workbook
+from optimizer.results import CashFlowMonth, FleetRow, Plan, ShadowPrice
+from tests.fake_plans import fake_plan, fake_run, infeasible_plan
+
+C = CostCategory
+
+
+@pytest.mark.parametrize(
+    ("months", "text"),
+    [
+        ([4], "month 4"),
+        (list(range(1, 16)), "months 1–15"),
+        ([16, 4], "months 4 and 16"),
+        ([1, 7, 13], "months 1, 7 and 13"),
+    ],
+)
+def test_months_read_as_a_person_writes_them(months: list[int], text: str) -> None:
+    assert _months(months) == text
+
+
+def _with_fleet(plan: Plan, rows: list[FleetRow]) -> Plan:
+    return replace(plan, fleet=tuple(rows))
+
+
+def test_the_recommendation_says_what_to_buy_reserve_and_rent() -> None:
+    plan = _with_fleet(
+        fake_plan(),
+        [
+            FleetRow("RTX 4090", 4, 9, 9, 0, 0.0, 0.0, 1.0),
+            FleetRow("RTX 4090", 16, 5, 14, 0, 0.0, 0.0, 1.0),
+            *(FleetRow("A100 80GB", m, 0, 0, 32 if m < 5 else 30, 0.0, 0.0, None) for m in (1, 2)),
+            *(FleetRow("A100 80GB", m, 0, 0, 30, 0.0, 0.0, None) for m in range(5, 13)),
+            FleetRow("L40S", 3, 0, 0, 0, 5_026.6, 88.2, None),
+        ],
+    )
+    assert recommendation(plan) == (
+        "Buy 14 RTX 4090 in months 4 and 16; reserve up to 32 A100 80GB for months 1, 2, 5, "
+        "6, 7, 8, 9, 10, 11 and 12; rent the rest (5,027 GPU-hours of L40S on demand, "
+        "88 GPU-hours of L40S on spot)."
+    )
+    renting = _with_fleet(fake_plan(), [FleetRow("L40S", 1, 0, 0, 0, 730.0, 0.0, None)])
+    assert recommendation(renting) == "Rent everything (730 GPU-hours of L40S on demand)."
+    short = replace(
+        infeasible_plan(),
+        diagnostics=(
+            "no plan meets every requirement:",
+            "power cap short by 10.1 kW",
+            "capex budget short by $5,000.00",
+        ),
+    )
+    # Page 1 holds the reasons whole, never "requirement:" here and its reason elsewhere.
+    assert recommendation(short) == (
+        "No plan (infeasible): no plan meets every requirement: power cap short by 10.1 kW; "
+        "capex budget short by $5,000.00"
+    )
+
+
+def _cash(plan: Plan, per_month: list[dict[CostCategory, float]]) -> Plan:
+    return replace(
+        plan,
+        cash_flow=tuple(CashFlowMonth(m, amounts) for m, amounts in enumerate(per_month, 1)),
+    )
+
+
+def test_payback_is_the_month_from_which_buying_stays_at_or_below_renting() -> None:
+    # Buying: 100 up front, then 10 a month: 110, 120, 130, 140 paid so far.
+    # Renting: 40 a month: 40, 80, 120, 160. From month 4 on buying is never dearer.
+    bought = _cash(fake_plan(), [{C.PURCHASE: 100.0, C.ENERGY: 10.0}, *[{C.ENERGY: 10.0}] * 3])
+    rented = _cash(fake_plan(), [{C.ON_DEMAND: 40.0}] * 4)
+    assert payback_month(bought, rented) == 4
+    assert payback_text(bought, rented) == "month 4"
+    # Dearer again in month 4 (a second purchase): paid back only if it stays so.
+    again = _cash(
+        fake_plan(),
+        [{C.PURCHASE: 100.0}, {C.ENERGY: 10.0}, {C.ENERGY: 10.0}, {C.PURCHASE: 100.0}],
+    )
+    assert payback_month(again, rented) is None
+    assert payback_text(again, rented) == "not within the horizon"
+    assert payback_text(rented, rented) == "buys nothing"
+
+
+def test_binding_limits_dearest_first_or_none() -> None:
+    plan = fake_plan()
+    assert binding_limits(replace(plan, shadow_prices=())) == "none"
+    limited = replace(
+        plan,
+        shadow_prices=(
+            ShadowPrice("power_cap", None, 0.5, "kW"),
+            ShadowPrice("budget_monthly", 3, 1.25, "USD"),
+        ),
+    )
+    assert binding_limits(limited) == (
+        "budget_monthly (month 3): $1.25 per USD; power_cap: $0.50 per kW"
+    )
+
+
+def _summary_rows(path: Path) -> dict[str, list[object]]:
+    wb = openpyxl.load_workbook(path)
+    return {str(r[0].value): [c for c in r[1:]] for r in wb["Summary"].iter_rows() if r[0].value}
+
+
+def test_the_first_page_links_to_the_figures_below_and_charts_the_saving(
+    tmp_path: Path,
+) -> None:
+    run = fake_run(fake_plan("base"))
+    path = tmp_path / "r.xlsx"
+    write_result_workbook(path, run)
+    rows = _summary_rows(path)
+    total = rows["Total cost (USD, after residual credit; as below)"][0]
+    objective = rows["Total cost (USD, after residual credit; the objective)"][0]
+    assert total.value == f"={objective.coordinate}"  # a link, not a second copy
+    saving = rows["Saving against rent only (USD)"][0]
+    below = rows["rent only: saving (USD)"][0]
+    assert saving.value == f"={below.coordinate}"
+    assert rows["What to do"][0].value == recommendation(run.plans[0])
+    cached = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    plan, rent_only = run.plans[0], run.baselines["base"][RENT_ONLY]
+    assert cached[saving.coordinate].value == pytest.approx(
+        (rent_only.total_cost or 0) - (plan.total_cost or 0), abs=0.005
+    )
+    # The chart's data: rent only's cash paid so far minus the plan's, month by month.
+    assert "Cumulative cash by month, saved so far against rent only (USD, undiscounted)" in rows
+    with zipfile.ZipFile(path) as z:
+        xml = " ".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart"))
+    assert "Cash saved so far against renting everything" in xml
+    last_plan = sum(m.total for m in plan.cash_flow)
+    last_rent = sum(m.total for m in rent_only.cash_flow)
+    values = [
+        cached.cell(row=r, column=2).value
+        for r in range(1, cached.max_row + 1)
+        if cached.cell(row=r, column=1).value == plan.scenario.horizon_months
+    ]
+    # The month column appears in the three blocks: plan, rent only, saved so far.
+    assert values[0] == pytest.approx(last_plan, abs=0.005)
+    assert values[1] == pytest.approx(last_rent, abs=0.005)
+    assert values[2] == pytest.approx(last_rent - last_plan, abs=0.005)
+
+
+def test_the_printed_summary_stops_before_the_charts_data(tmp_path: Path) -> None:
+    path = tmp_path / "r.xlsx"
+    write_result_workbook(path, fake_run(fake_plan("base")))
+    sheet = openpyxl.load_workbook(path)["Summary"]
+    data = next(
+        r[0].row
+        for r in sheet.iter_rows()
+        if str(r[0].value).startswith("Cumulative cash by month, this plan")
+    )
+    assert sheet.print_area == f"'Summary'!$A$1:$B${data - 2}"
+    # Page 1 is the at-a-glance block and its chart; the details start on page 2.
+    assert [b.id for b in sheet.row_breaks.brk] == [
+        next(r[0].row for r in sheet.iter_rows() if r[0].value == "Status") - 1
+    ]
