@@ -375,6 +375,9 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         ws.column_dimensions[a1(0, col)[:-1]].width = width
     for row, height in fitted_heights(model, widths).items():
         ws.row_dimensions[row + 1].height = height
+    if model.folded_rows:
+        first, last = model.folded_rows
+        ws.row_dimensions.group(first + 1, last + 1, outline_level=1, hidden=True)
     if model.freeze:
         ws.freeze_panes = a1(*model.freeze)
     _print_setup(ws, model)

@@ -134,6 +134,16 @@ def option_lines(plan: Plan) -> list[_OptionLine]:
     return lines
 
 
+def _is_chosen(
+    line: _OptionLine, chosen: set[tuple[str, str]], served: set[tuple[str, str, int]]
+) -> bool:
+    """Whether the plan runs this pair (a realtime line: at this serving width)."""
+    o = line.pair
+    if line.width is not None:
+        return (o.workload, o.gpu, line.width) in served
+    return (o.workload, o.gpu) in chosen
+
+
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 15 columns: two pages stay legible
     sheet.header(
@@ -164,7 +174,12 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     served = {
         (a.workload, a.gpu, a.width) for a in plan.assignments if a.replicas and a.gpu_hours > 0
     }
-    lines = option_lines(plan)
+    # The pairs the plan uses come first; the rest are folded away under "+"
+    # (kept in the table, not printed), so a workbook with 50 workloads stays readable.
+    lines = sorted(option_lines(plan), key=lambda line: not _is_chosen(line, chosen, served))
+    used = sum(1 for line in lines if _is_chosen(line, chosen, served))
+    if 0 < used < len(lines):
+        sheet.folded_rows = (used + 1, len(lines))
     for i, line in enumerate(lines):
         r = i + 1
         o = line.pair
@@ -196,12 +211,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             sheet.text(r, 11, _offer_label(unit_cost.offer))
             sheet.formula(r, 12, unit_cost.formula, unit_cost.value, Style.MONEY_FORMULA)
             sheet.text(r, 13, unit_cost.unit)
-        is_chosen = (
-            (o.workload, o.gpu, line.width) in served
-            if line.width is not None
-            else (o.workload, o.gpu) in chosen
-        )
-        if is_chosen:
+        if _is_chosen(line, chosen, served):
             sheet.text(r, 14, "✔", Style.MARK)
     sheet.tables.append(Table(f"Options_{index}", 0, 0, len(lines), 14))
     for i, note in enumerate(
@@ -214,6 +224,15 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Realtime: one row per serving width (GPUs per replica) looked at, each with its "
             "own capacity and latency; a width is out when it misses the latency target, "
             "cannot hold the model, or serves no more than narrower replicas on as many GPUs.",
+            *(
+                (
+                    f"The {used} pairs the plan uses come first; the other {len(lines) - used} "
+                    "are folded away: click + at the left of the row below the table (or "
+                    "Data › Show detail) to show them.",
+                )
+                if sheet.folded_rows
+                else ()
+            ),
         )
     ):
         sheet.text(len(lines) + 2 + i, 0, note, Style.NOTE)

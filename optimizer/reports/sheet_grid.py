@@ -142,6 +142,8 @@ class SheetModel:
     page_breaks: list[int] = field(default_factory=list)  # rows that start a printed page
     # Rows after this one stay in the workbook but are not printed (a chart's data table).
     print_last_row: int | None = None
+    # Rows (first, last) folded away under an outline "+": kept, shown on a click, not printed.
+    folded_rows: tuple[int, int] | None = None
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -328,8 +330,17 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
         widths = fitted_widths(model)
         for col, width in widths.items():
             ws.set_column(col, col, width)
-        for row, height in fitted_heights(model, widths).items():
-            ws.set_row(row, height)
+        heights = fitted_heights(model, widths)
+        folded = range(model.folded_rows[0], model.folded_rows[1] + 1) if model.folded_rows else ()
+        for row in sorted(set(heights) | set(folded)):
+            if row in folded:
+                ws.set_row(row, heights.get(row), None, {"level": 1, "hidden": True})
+            else:
+                ws.set_row(row, heights[row])
+        if model.folded_rows:
+            # The "+" that unfolds them sits on the row below the group.
+            after = model.folded_rows[1] + 1
+            ws.set_row(after, heights.get(after), None, {"collapsed": True})
         for (row, col), cell in sorted(model.cells.items()):
             style = cell.style
             if isinstance(cell.value, str) and style not in TEXT_STYLES:

@@ -171,16 +171,22 @@ def test_options_list_each_serving_width_with_its_capacity_latency_and_reason(
     plan = fake_plan()
     ws = openpyxl.load_workbook(_write(tmp_path, fake_run(plan)), data_only=True)["base Options"]
     rows = [r for r in ws.iter_rows(min_row=2, max_row=7, values_only=True)]
+    # The pairs the plan uses first, then the rest in the estimator's order, folded away.
     assert [(r[0], r[1], r[5]) for r in rows] == [
         ("chat-8b", "H100", 1),
+        ("lora-7b", "L40S", 2),
         ("chat-8b", "H100", 2),
         ("chat-8b", "L40S", 1),
         ("chat-8b", "L40S", 2),
         ("lora-7b", "H100", 1),
-        ("lora-7b", "L40S", 2),
     ]
+    assert [r[14] for r in rows] == ["✔", "✔", None, None, None, None]
+    folded = [ws.row_dimensions[r].hidden for r in range(2, 8)]
+    assert folded == [False, False, True, True, True, True]
+    assert {ws.row_dimensions[r].outline_level for r in range(4, 8)} == {1}
     h100 = plan.options[0]
-    one, two = rows[0], rows[1]
+    one, two = rows[0], rows[2]
+    rows = [rows[0], rows[2], rows[3], rows[4]]  # chat-8b's four widths, as the checks below read
     assert one[2] == "yes" and not one[3] and one[7] == same(CHAT_TPS) and one[8] == 6.25
     assert one[14] == "✔" and one[12] is not None  # the width the plan serves at, priced
     assert two[2] == "no" and two[3] == h100.widths[1].reason
