@@ -137,3 +137,35 @@ def error_cells(recalculated: Path, skip: frozenset[str] = frozenset()) -> list[
                         f"{recalculated.name} {ws.title}!{cell.coordinate}: {cell.value!r}"
                     )
     return found
+
+
+def printed_pages(path: Path, out_dir: Path) -> list[str]:
+    """The text of each page ``path`` prints as, through LibreOffice's PDF export and pdftotext."""
+    pdftotext = shutil.which("pdftotext")
+    if pdftotext is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdftotext (poppler) is missing on CI: .ci/run should have installed it")
+        pytest.skip("pdftotext (poppler) is not installed")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gpumix-lo-") as profile:
+        subprocess.run(
+            [
+                soffice(),
+                "--headless",
+                "--norestore",
+                f"-env:UserInstallation={Path(profile).as_uri()}",
+                "--convert-to",
+                "pdf",
+                "--outdir",
+                str(out_dir),
+                str(path),
+            ],
+            capture_output=True,
+            timeout=600,
+            check=True,
+        )
+    pdf = out_dir / (path.stem + ".pdf")
+    text = subprocess.run(
+        [pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    return text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
