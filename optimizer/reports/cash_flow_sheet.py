@@ -71,14 +71,23 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     used = [
         j for j, c in enumerate(categories) if any(m.amounts.get(c, 0.0) for m in plan.cash_flow)
     ]
+    # Purchases get their own axis: one month's GPUs would flatten every running cost.
+    capex = [j for j in used if categories[j] is CostCategory.PURCHASE]
+    running = [j for j in used if j not in capex]
     sheet.charts.append(
         Chart(
             kind="stacked_column",
-            title="Monthly cash by category (USD)",
-            y_axis="USD",
+            title="Monthly cash: running costs stacked (left), purchases (right)",
+            y_axis="USD a month, running costs",
             y_format="$#,##0",
             categories=(first, 0, last, 0),
-            series=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in used or [0]),
+            series=tuple(
+                Series((0, j + 1), (first, j + 1, last, j + 1)) for j in running or used or [0]
+            ),
+            secondary=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in capex)
+            if running
+            else (),
+            y2_axis="USD a month, purchases",
             # Below the table (a printed page keeps the table readable), on a page of its own.
             anchor=(tr + 6, 0),
         )

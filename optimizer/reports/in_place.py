@@ -444,9 +444,23 @@ def _chart(ws: Worksheet, spec: Chart) -> BarChart | LineChart:
         series.tx = SeriesLabel(
             strRef=StrRef(f"'{ws.title.replace(chr(39), chr(39) * 2)}'!{a1(*s.name_cell)}")
         )
-    chart.set_categories(
-        Reference(ws, min_row=r1 + 1, min_col=c1 + 1, max_row=r2 + 1, max_col=c2 + 1)
-    )
+    categories = Reference(ws, min_row=r1 + 1, min_col=c1 + 1, max_row=r2 + 1, max_col=c2 + 1)
+    chart.set_categories(categories)
+    if spec.secondary:
+        line = LineChart()
+        for s in spec.secondary:
+            v1, w1, v2, w2 = s.values
+            data = Reference(ws, min_row=v1 + 1, min_col=w1 + 1, max_row=v2 + 1, max_col=w2 + 1)
+            line.add_data(data, titles_from_data=False)
+            line.series[-1].tx = SeriesLabel(
+                strRef=StrRef(f"'{ws.title.replace(chr(39), chr(39) * 2)}'!{a1(*s.name_cell)}")
+            )
+        line.set_categories(categories)
+        line.y_axis.axId = 200  # a second axis, at the right
+        line.y_axis.title = spec.y2_axis
+        line.y_axis.number_format = spec.y_format
+        line.y_axis.crosses = "max"
+        chart += line
     # XlsxWriter's default chart is 480 × 288 px; openpyxl sizes in cm (37.8 px each).
     chart.width, chart.height = 480 * spec.scale[0] / 37.8, 288 * spec.scale[1] / 37.8
     return chart

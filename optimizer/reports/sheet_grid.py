@@ -123,6 +123,10 @@ class Chart:
     anchor: tuple[int, int]
     x_axis: str = "Month"
     scale: tuple[float, float] = (1.5, 1.3)  # of the renderer's default size (480 × 288 px)
+    # Series drawn as lines on a second axis at the right, so large one-off
+    # amounts (purchases) do not flatten the stacked columns.
+    secondary: tuple[Series, ...] = ()
+    y2_axis: str = ""
 
 
 @dataclass
@@ -400,18 +404,26 @@ def _insert_chart(workbook: xlsxwriter.Workbook, ws: Any, sheet_name: str, spec:
         chart = workbook.add_chart({"type": "column", "subtype": "stacked"})
     else:
         chart = workbook.add_chart({"type": "line"})
+
+    def series(s: Series, **style: object) -> dict[str, object]:
+        return {
+            "name": [sheet_name, *s.name_cell],
+            "categories": [sheet_name, *spec.categories],
+            "values": [sheet_name, *s.values],
+            **style,
+        }
+
     for s in spec.series:
-        chart.add_series(
-            {
-                "name": [sheet_name, *s.name_cell],
-                "categories": [sheet_name, *spec.categories],
-                "values": [sheet_name, *s.values],
-                "gap": 50,
-            }
-        )
+        chart.add_series(series(s, gap=50))
     # Month labels along the bottom, not on the zero line of a chart that goes negative.
     chart.set_x_axis({"name": spec.x_axis, "label_position": "low"})
     chart.set_title({"name": spec.title, "name_font": {"size": 12}})
+    if spec.secondary:
+        line = workbook.add_chart({"type": "line"})
+        for s in spec.secondary:
+            line.add_series(series(s, y2_axis=True, marker={"type": "circle"}))
+        line.set_y2_axis({"name": spec.y2_axis, "num_format": spec.y_format})
+        chart.combine(line)
     chart.set_y_axis({"name": spec.y_axis, "num_format": spec.y_format})
     chart.set_legend({"position": "bottom"})
     ws.insert_chart(

@@ -332,7 +332,15 @@ def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     # Cash saved against rent only (Summary), monthly cash by category, GPUs by type.
     assert len(charts) == 3
     assert '<c:grouping val="stacked"/>' in xml
-    assert "Monthly cash by category" in xml and "GPUs in use by type" in xml
+    assert "Monthly cash: running costs stacked (left), purchases (right)" in xml
+    assert "GPUs in use by type" in xml
+    # Purchases on a second axis (a line), so one month's GPUs do not flatten the columns.
+    with zipfile.ZipFile(path) as z:
+        (cash,) = [
+            z.read(n).decode() for n in charts if "running costs stacked" in z.read(n).decode()
+        ]
+    assert "<c:barChart>" in cash and "<c:lineChart>" in cash
+    assert cash.count("<c:valAx>") == 2 and "USD a month, purchases" in cash
     assert "Cash saved so far against renting everything" in xml
     widths = wb["base Options"].column_dimensions
     assert widths["D"].width >= 40  # the reasons column is readable
