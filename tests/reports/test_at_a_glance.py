@@ -170,3 +170,18 @@ def test_the_printed_summary_stops_before_the_charts_data(tmp_path: Path) -> Non
     assert [b.id for b in sheet.row_breaks.brk] == [
         next(r[0].row for r in sheet.iter_rows() if r[0].value == "Status") - 1
     ]
+
+
+def test_capex_on_page_one_is_what_the_cash_flow_pays_for_gpus(tmp_path: Path) -> None:
+    from optimizer.domain import OfferOption
+
+    plan = fake_plan("base")
+    path = tmp_path / "r.xlsx"
+    write_result_workbook(path, fake_run(plan))
+    capex = _summary_rows(path)["Capex: GPUs bought (USD, undiscounted)"][0].value
+    # From the decisions: every purchase at its offer's price, the month it is made.
+    prices = {o.offer_id: o.price for o in plan.scenario.offers if o.option is OfferOption.BUY}
+    assert plan.decisions is not None
+    bought = sum(units * prices[offer] for (offer, _t), units in plan.decisions.purchases.items())
+    assert bought > 0
+    assert capex == pytest.approx(bought, abs=0.005)
