@@ -12,6 +12,7 @@ where it would read as a formula.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ class _Writer:
         self.money = workbook.add_format({"num_format": MONEY})
         self.hours = workbook.add_format({"num_format": HOURS})
         self.title = workbook.add_format({"bold": True, "font_size": 13})
+        self.wrap = workbook.add_format({"text_wrap": True, "valign": "top"})
+        self.left = workbook.add_format({"align": "left"})
 
     def string(self, ws: Any, row: int, col: int, value: object, fmt: Any = None) -> None:
         safe = cell_text(value)
@@ -81,7 +84,7 @@ def write_sweep_workbook(path: Path, result: SweepResult) -> None:
 
 def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     ws = workbook.add_worksheet("Summary")
-    ws.set_column(0, 0, 22)
+    ws.set_column(0, 0, 36)
     ws.set_column(1, 1, 100)
     w.string(ws, 0, 0, "Sweep", w.title)
     w.string(ws, 1, 0, "base scenario", w.header)
@@ -89,7 +92,7 @@ def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     w.string(ws, 2, 0, "kind", w.header)
     w.string(ws, 2, 1, _mode_words(result))
     w.string(ws, 3, 0, "variants solved", w.header)
-    ws.write_number(3, 1, len(result.outcomes))
+    ws.write_number(3, 1, len(result.outcomes), w.left)
     row = 5
     w.string(ws, row, 0, "parameter", w.header)
     w.string(ws, row, 1, "--vary", w.header)
@@ -101,8 +104,44 @@ def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     w.string(ws, row, 0, "where the plan changes", w.header)
     for sentence in describe_flips(result) or ["no plan was found at any point"]:
         row += 1
-        w.string(ws, row, 0, "•")
-        w.string(ws, row, 1, sentence)
+        w.string(ws, row, 0, "•", w.wrap)
+        w.string(ws, row, 1, sentence, w.wrap)
+        # Wrapped text keeps the height it is given: about 95 characters a line here.
+        ws.set_row(row, 15 * max(1, math.ceil(len(sentence) / 95)))
+    if result.mode is SweepMode.ONE_WAY:
+        _cost_chart(workbook, ws, row + 2, result)
+    _print_setup(ws, pages_tall=1)
+
+
+def _print_setup(ws: Any, pages_tall: int = 0, header_rows: int = 0, pages_wide: int = 1) -> None:
+    """Landscape, ``pages_wide`` pages wide (``pages_tall`` 0: as tall as it takes), a footer."""
+    ws.set_landscape()
+    ws.fit_to_pages(pages_wide, pages_tall)
+    if header_rows:
+        ws.repeat_rows(0, header_rows - 1)
+    ws.set_footer("&L&A&RPage &P of &N")
+
+
+def _cost_chart(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
+    """Total cost against the varied parameter, from the Variants sheet (one-way sweeps)."""
+    columns = [c.title for c in _variant_columns(result)]
+    x = 1  # the parameter's column comes right after "variant"
+    y = columns.index("total cost (USD)")
+    last = len(result.outcomes)
+    spec = result.specs[0]
+    chart = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    chart.add_series(
+        {
+            "name": "total cost",
+            "categories": ["Variants", 1, x, last, x],
+            "values": ["Variants", 1, y, last, y],
+        }
+    )
+    chart.set_title({"name": "Total cost against the varied parameter", "name_font": {"size": 12}})
+    chart.set_x_axis({"name": f"{spec.key} ({spec_unit(spec)})"})
+    chart.set_y_axis({"name": "total cost (USD)", "num_format": "$#,##0"})
+    chart.set_legend({"none": True})
+    ws.insert_chart(row, 1, chart, {"x_scale": 1.4, "y_scale": 1.1})
 
 
 def _mode_words(result: SweepResult) -> str:
@@ -217,6 +256,9 @@ def _variants_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     ws.set_row(0, 45)
     ws.freeze_panes(1, 1 + len(result.specs))
     ws.autofilter(0, 0, len(result.outcomes), len(columns) - 1)
+    # About 14 columns a page stay legible; the variant and parameters repeat on each.
+    _print_setup(ws, header_rows=1, pages_wide=max(1, math.ceil(len(columns) / 14)))
+    ws.repeat_columns(0, len(result.specs))
 
 
 @dataclass(frozen=True)
@@ -264,6 +306,7 @@ def _base_total(result: SweepResult) -> float | None:
 
 def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     ws = workbook.add_worksheet("Tornado")
+    _print_setup(ws, pages_tall=1)
     base = _base_total(result)
     titles = [
         "parameter",
@@ -315,6 +358,7 @@ def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
 
 def _heat_map_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     ws = workbook.add_worksheet("Heat map")
+    _print_setup(ws)
     rows_spec, cols_spec = result.specs
     w.string(ws, 0, 0, f"total cost (USD): {rows_spec.key} down, {cols_spec.key} across", w.title)
     w.string(ws, 1, 0, f"{rows_spec.key} ({spec_unit(rows_spec)})", w.header)

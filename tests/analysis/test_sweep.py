@@ -452,6 +452,29 @@ def test_one_way_workbook_holds_every_variant_as_numbers(tmp_path: Path) -> None
     assert describe_flips(result)[0] in summary
 
 
+def test_one_way_summary_prints_on_one_page_with_a_chart_of_total_cost(tmp_path: Path) -> None:
+    import zipfile
+
+    result = run_sweep(rent_vs_buy(), _od_sweep(points=3), SETTINGS, jobs=1, solve=hand_solve)
+    path = tmp_path / "sweep.xlsx"
+    write_sweep_workbook(path, result)
+    book = _read(path)
+    summary = book["Summary"]
+    assert summary.page_setup.orientation == "landscape"
+    assert summary.sheet_properties.pageSetUpPr.fitToPage
+    # One page wide and one tall (1 is the file format's default, so it may be left out).
+    fit = (summary.page_setup.fitToWidth or 1, summary.page_setup.fitToHeight)
+    assert fit in ((1, 1), (1, None))
+    assert book["Variants"].page_setup.fitToHeight == 0  # as tall as it takes
+    assert book["Variants"].print_title_rows == "$1:$1"
+    with zipfile.ZipFile(path) as z:
+        (chart,) = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/")]
+    assert "<c:scatterChart>" in chart
+    assert "Total cost against the varied parameter" in chart
+    # The series: the parameter's column (B) against total cost (D) of the Variants sheet.
+    assert "Variants!$B$2:$B$4" in chart and "Variants!$D$2:$D$4" in chart
+
+
 def test_tornado_workbook_has_a_bar_chart_of_each_parameters_swing(tmp_path: Path) -> None:
     specs = [
         parse_vary("price:H100:on_demand=2:4:3"),
