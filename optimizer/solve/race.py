@@ -28,6 +28,7 @@ import pulp
 from optimizer.results import SolverSettings, SolveStatus
 from optimizer.solve.adapters import (
     PROOF_TOLERANCE_USD,
+    HighsOutcome,
     SolverRun,
     _has_integers,
     _message,
@@ -142,13 +143,21 @@ def _run_race(problem: pulp.LpProblem, settings: SolverSettings, started: float)
     integers = _has_integers(problem)
     limit_from_now(settings, started, highs=highs, scip=scip)
 
+    failed: set[str] = set()  # a solver that raised: the other one's answer stands
+
     def run_highs() -> None:
-        highs.run()
-        race.finished(highs_outcome(highs, integers).status)
+        try:
+            highs.run()
+            race.finished(highs_outcome(highs, integers).status)
+        except Exception:
+            failed.add(HIGHS)
 
     def run_scip() -> None:
-        scip.optimizeNogil()
-        race.finished(scip_outcome(scip)[0])
+        try:
+            scip.optimizeNogil()
+            race.finished(scip_outcome(scip)[0])
+        except Exception:
+            failed.add(SCIP)
 
     runners = [
         threading.Thread(target=f, name=f"gpumix-{f.__name__}") for f in (run_highs, run_scip)
@@ -157,7 +166,7 @@ def _run_race(problem: pulp.LpProblem, settings: SolverSettings, started: float)
         runner.start()
     for runner in runners:
         runner.join()
-    return _outcome(problem, settings, started, highs, scip, integers)
+    return _outcome(problem, settings, started, highs, scip, integers, failed)
 
 
 def _outcome(
@@ -167,10 +176,14 @@ def _outcome(
     highs: Any,
     scip: Any,
     integers: bool,
+    failed: set[str],
 ) -> SolverRun:
     """The race's result: the cheaper plan, the higher bound, the gap between them."""
-    h = highs_outcome(highs, integers)
-    s_status, s_plan, s_bound = scip_outcome(scip)
+    none = HighsOutcome(SolveStatus.ERROR, None, None, "failed")
+    h = none if HIGHS in failed else highs_outcome(highs, integers)
+    s_status, s_plan, s_bound = (
+        (SolveStatus.ERROR, None, None) if SCIP in failed else scip_outcome(scip)
+    )
     plans = {name: cost for name, cost in ((HIGHS, h.plan), (SCIP, s_plan)) if cost is not None}
     bounds = [b for b in (h.bound, s_bound) if b is not None]
     version = f"HiGHS {highs.version()}; {scip_version()}"
@@ -178,7 +191,7 @@ def _outcome(
     if not plans:
         infeasible = SolveStatus.INFEASIBLE in (h.status, s_status)
         status = SolveStatus.INFEASIBLE if infeasible else SolveStatus.ERROR
-        raw = h.raw if "limit" in h.raw.lower() else scip.getStatus()
+        raw = h.raw if "limit" in h.raw.lower() or SCIP in failed else scip.getStatus()
         return SolverRun(
             status=status,
             gap=None,
