@@ -343,7 +343,7 @@ def _glance_block(sheet: SheetModel, run: RunResult) -> _Glance:
         r + 1, 0, "Limits that hold the plan back (USD saved per one more unit)", Style.LABEL
     )
     for j, plan in enumerate(plans):
-        rent_only = run.baselines.get(plan.name, {}).get(RENT_ONLY)
+        rent_only = _rent_only(run, plan)
         sheet.text(2, j + 1, recommendation(plan), Style.WRAP)
         sheet.number(4, j + 1, capex(plan), Style.MONEY)
         sheet.text(r, j + 1, payback_text(plan, rent_only), Style.VALUE_TEXT)
@@ -370,17 +370,22 @@ def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: i
             columns[j + 1] = (mine, theirs)
     if not columns:
         return
-    blocks = ("this plan", "rent only", "saved so far against rent only")
+    # (what the block holds, the label of its column per scenario)
+    blocks = (
+        ("this plan", "this plan"),
+        ("rent only", "rent only"),
+        ("saved so far against rent only", "saved so far"),
+    )
     starts = [first + i * (months + 2) for i in range(len(blocks))]
-    for start, what in zip(starts, blocks, strict=True):
+    for start, (what, _label) in zip(starts, blocks, strict=True):
         sheet.text(start, 0, f"Cumulative cash by month, {what} (USD, undiscounted)", Style.SECTION)
         for t in range(months):
             sheet.number(start + 1 + t, 0, t + 1, Style.INTEGER)
     series = []
     for col, (mine, theirs) in columns.items():
         name = plans[col - 1].name
-        for start, what in zip(starts, blocks, strict=True):
-            sheet.text(start, col, f"{name}: {what.split(' against')[0]}", Style.COLUMN_HEADER)
+        for start, (_what, label) in zip(starts, blocks, strict=True):
+            sheet.text(start, col, f"{name}: {label}", Style.COLUMN_HEADER)
         for t, (a, b) in enumerate(zip(mine, theirs, strict=True)):
             sheet.number(starts[0] + 1 + t, col, a, Style.MONEY)
             sheet.number(starts[1] + 1 + t, col, b, Style.MONEY)

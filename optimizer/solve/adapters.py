@@ -141,17 +141,20 @@ def highs_outcome(highs: Any, has_integers: bool) -> HighsOutcome:
     return HighsOutcome(status, plan, bound, highs.modelStatusToString(model_status))
 
 
-def limit_from_now(
-    settings: SolverSettings, started: float, highs: Any = None, scip: Any = None
-) -> None:
+def time_left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (a ``time.perf_counter()`` value), at least 0.01; None: no limit."""
+    return None if deadline is None else max(0.01, deadline - time.perf_counter())
+
+
+def limit_from_now(deadline: float | None, highs: Any = None, scip: Any = None) -> None:
     """Give the solvers what is left of the time limit once their models are built.
 
     Handing a large model to a solver takes seconds (2-3 s at (20, 50, 60));
     ``--time-limit`` covers it, as it covers building the model.
     """
-    if settings.time_limit is None:
+    left = time_left(deadline)
+    if left is None:
         return
-    left = max(0.01, settings.time_limit - (time.perf_counter() - started))
     if highs is not None:
         highs.setOptionValue("time_limit", left)
     if scip is not None:
@@ -165,7 +168,9 @@ def assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
         var.varValue = values[var.index]
 
 
-def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+def _run_highs(
+    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+) -> SolverRun:
     """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
     import highspy
 
@@ -181,17 +186,18 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
     solver.createAndConfigureSolver(problem)
     solver.buildSolverModel(problem)
     highs = problem.solverModel
-    limit_from_now(settings, started, highs=highs)
+    limit_from_now(deadline, highs=highs)
     highs.run()
-    if highs_outcome(highs, _has_integers(problem)).status.has_plan:
+    integers = _has_integers(problem)
+    outcome = highs_outcome(highs, integers)
+    status = outcome.status
+    if status.has_plan:
         assign_highs_values(problem, highs)
     seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
-    outcome = highs_outcome(highs, _has_integers(problem))
-    status = outcome.status
     gap: float | None = None
     if status is SolveStatus.OPTIMAL:
-        gap = float(hinfo.mip_gap) if _has_integers(problem) else 0.0
+        gap = float(hinfo.mip_gap) if integers else 0.0
     elif status is SolveStatus.TIME_LIMIT:
         gap = float(hinfo.mip_gap) if math.isfinite(hinfo.mip_gap) else None
     return SolverRun(
@@ -205,7 +211,9 @@ def _run_highs(problem: pulp.LpProblem, settings: SolverSettings, started: float
     )
 
 
-def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+def _run_cbc(
+    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+) -> SolverRun:
     """CBC through PuLP; the proven bound is read from CBC's log, which PuLP does not return."""
     with tempfile.TemporaryDirectory(prefix="gpumix-cbc-") as folder:
         log = Path(folder) / "cbc.log"
@@ -215,7 +223,7 @@ def _run_cbc(problem: pulp.LpProblem, settings: SolverSettings, started: float) 
             warnings.filterwarnings("ignore", "PULP_CBC_CMD", DeprecationWarning)
             cbc = pulp.PULP_CBC_CMD(
                 msg=False,
-                timeLimit=settings.time_limit,
+                timeLimit=time_left(deadline),
                 gapRel=settings.gap,
                 gapAbs=PROOF_TOLERANCE_USD,
                 threads=settings.threads,

@@ -20,7 +20,13 @@ from typing import Any
 import pulp
 
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun, _message, _solve_status
+from optimizer.solve.adapters import (
+    PROOF_TOLERANCE_USD,
+    SolverRun,
+    _message,
+    _solve_status,
+    time_left,
+)
 from optimizer.solve.scip import relative_gap
 
 
@@ -84,14 +90,16 @@ def missing_solver(name: str) -> str | None:
     )
 
 
-def run_commercial(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+def run_commercial(
+    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+) -> SolverRun:
     """Solve with the commercial solver ``settings.solver`` names."""
     solver = COMMERCIAL_SOLVERS[settings.solver]
     reason = missing_solver(settings.solver)
     if reason is not None:
         return SolverRun(SolveStatus.ERROR, None, 0.0, solver.label, "-", reason)
     engine = getattr(pulp, solver.pulp_class)(
-        msg=False, timeLimit=settings.time_limit, gapRel=settings.gap, **solver.options(settings)
+        msg=False, timeLimit=time_left(deadline), gapRel=settings.gap, **solver.options(settings)
     )
     problem.solve(engine)
     status = _solve_status(None, problem.status, problem.sol_status, None)

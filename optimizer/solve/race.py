@@ -105,7 +105,9 @@ def proven(plan: float, bound: float, settings: SolverSettings) -> bool:
     return plan - bound <= tolerance + 1e-9 * abs(plan)
 
 
-def _run_race(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+def _run_race(
+    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+) -> SolverRun:
     """HiGHS and SCIP side by side, one thread each; the better of both reported."""
     import highspy
 
@@ -141,7 +143,7 @@ def _run_race(problem: pulp.LpProblem, settings: SolverSettings, started: float)
         "race",
     )
     integers = _has_integers(problem)
-    limit_from_now(settings, started, highs=highs, scip=scip)
+    limit_from_now(deadline, highs=highs, scip=scip)
 
     failed: set[str] = set()  # a solver that raised: the other one's answer stands
 

@@ -83,10 +83,12 @@ def scip_version() -> str:
     return f"SCIP {pyscipopt.Model().version()} (pyscipopt {pyscipopt.__version__})"
 
 
-def _run_scip(problem: pulp.LpProblem, settings: SolverSettings, started: float) -> SolverRun:
+def _run_scip(
+    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+) -> SolverRun:
     """SCIP alone, one thread (SCIP's MIP search is sequential)."""
     model = build_scip_model(problem, settings)
-    limit_from_now(settings, started, scip=model)
+    limit_from_now(deadline, scip=model)
     if settings.progress:
         model.includeEventhdlr(scip_watch(ProgressLine().report), "gpumix-watch", "progress")
     model.optimizeNogil()

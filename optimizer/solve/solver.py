@@ -69,12 +69,7 @@ def solve_scenario(
             f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
-    solver_settings = settings if left is None else replace(settings, time_limit=left)
-    run = run_solver(built.problem, solver_settings)
-    if left is not None:
-        # The user set the whole limit; say that one, not the solver's share.
-        given, share = f"{settings.time_limit:g} s time limit", f"{left:g} s time limit"
-        run = replace(run, message=run.message.replace(share, given))
+    run = run_solver(built.problem, settings, deadline=deadline)
     info = _solver_info(built, run, build_seconds)
 
     if run.status is SolveStatus.INFEASIBLE:
@@ -90,9 +85,18 @@ def solve_scenario(
     return _plan_from_solution(built, run, options, info, settings)
 
 
-def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
-    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome."""
+def run_solver(
+    problem: pulp.LpProblem, settings: SolverSettings, deadline: float | None = None
+) -> SolverRun:
+    """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
+
+    ``deadline`` (a ``time.perf_counter()`` value) is when the time limit
+    runs out, when it started counting before this call (model building);
+    by default the limit counts from now. Messages name ``settings.time_limit``.
+    """
     started = time.perf_counter()
+    if deadline is None and settings.time_limit is not None:
+        deadline = started + settings.time_limit
     if not problem.variables():
         # Nothing to decide (no workload needs anything): the empty plan is optimal.
         return SolverRun(SolveStatus.OPTIMAL, 0.0, 0.0, settings.solver, "-")
@@ -100,22 +104,22 @@ def run_solver(problem: pulp.LpProblem, settings: SolverSettings) -> SolverRun:
     if solver == "auto":
         solver = "race" if _cores_for_race(settings) else "highs"
     if solver == "cbc":
-        return _run_cbc(problem, settings, started)
+        return _run_cbc(problem, settings, started, deadline)
     if solver == "scip":
         from optimizer.solve.scip import _run_scip
 
-        return _run_scip(problem, settings, started)
+        return _run_scip(problem, settings, started, deadline)
     if solver == "race":
         from optimizer.solve.race import _run_race
 
-        return _run_race(problem, settings, started)
+        return _run_race(problem, settings, started, deadline)
     if solver in COMMERCIAL:
         from optimizer.solve.commercial import run_commercial
 
-        return run_commercial(problem, settings, started)
+        return run_commercial(problem, settings, started, deadline)
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
-    return _run_highs(problem, settings, started)
+    return _run_highs(problem, settings, started, deadline)
 
 
 def _cores_for_race(settings: SolverSettings) -> bool:

@@ -468,9 +468,9 @@ def test_elastic_re_solves_of_an_infeasible_scenario_print_no_progress(
     real = optimizer.solve.solver.run_solver
     progress_flags: list[bool] = []
 
-    def recording(problem: object, settings: SolverSettings) -> object:
+    def recording(problem: object, settings: SolverSettings, **kwargs: object) -> object:
         progress_flags.append(settings.progress)
-        return real(problem, settings)  # type: ignore[arg-type]
+        return real(problem, settings, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(optimizer.solve.solver, "run_solver", recording)
     s = batch_on_h100(
