@@ -58,6 +58,14 @@ class Precision(StrEnum):
     INT4 = "int4"
 
 
+class ResidualValue(StrEnum):
+    """What owned GPUs and servers are credited at the horizon (``residual_value``)."""
+
+    MARKET = "market"  # resale value in month T + 1
+    BOOK = "book"  # straight-line by age over depreciation_months (v1)
+    NONE = "none"
+
+
 class CostCategory(StrEnum):
     """The cost categories of a plan, in the order results show them."""
 
@@ -67,6 +75,7 @@ class CostCategory(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     RESERVED = "reserved"
+    SALES = "sales"  # cash in (negative): GPUs sold (model v2 §E)
 
 
 @dataclass(frozen=True)
@@ -168,7 +177,10 @@ class Assumptions:
     idle_power_fraction: float = 0.10
     maintenance_per_year: float = 0.05
     depreciation_months: float = 36.0
-    credit_residual_value: bool = True
+    credit_residual_value: bool | None = None  # v1's key: TRUE = book, FALSE = none
+    residual_value: str = "market"  # market, book or none (model v2 §E)
+    resale_fraction: float = 0.7
+    resale_decline_per_year: float = 0.3
     discount_rate: float = 0.0
     max_utilization: float = 0.95
     usable_vram_fraction: float = 0.90
@@ -189,6 +201,18 @@ class Assumptions:
     inference_overhead: float = 0.20
     kv_kib_per_token_8b: float = 128.0
     target_load: float = 0.8  # model v2 §B: serving capacity >= demand / target_load
+
+    @property
+    def residual_rule(self) -> ResidualValue:
+        """What is credited at the horizon: v1's key where given, else ``residual_value``."""
+        if self.credit_residual_value is not None:
+            return ResidualValue.BOOK if self.credit_residual_value else ResidualValue.NONE
+        return ResidualValue(self.residual_value)
+
+    @property
+    def sells(self) -> bool:
+        """Owned GPUs may be sold (model v2 §E): only when the horizon credits market value."""
+        return self.residual_rule is ResidualValue.MARKET
 
     def bytes_per_param(self, precision: Precision) -> float:
         value: float = getattr(self, f"bytes_per_param_{precision.value}")
@@ -226,6 +250,9 @@ class Scenario:
     source_files: tuple[Path, ...] = ()
     # Warnings about the input files (e.g. a sheet named almost like an optional one).
     input_warnings: tuple[str, ...] = field(default=(), compare=False)
+    # Lowest buy price of each type after price overrides, before allow_buy removed
+    # any offer (model v2 §E): what a used GPU's market value is a share of.
+    listed_buy_prices: tuple[tuple[str, float], ...] = ()
 
     def gpu(self, name: str) -> Gpu:
         for gpu in self.gpus:
@@ -237,6 +264,17 @@ class Scenario:
         return tuple(
             o for o in self.offers if o.gpu == gpu and (option is None or o.option is option)
         )
+
+    def reference_price(self, gpu: str) -> float | None:
+        """The new price a used ``gpu`` is valued against: its lowest buy price (model v2 §E).
+
+        The scenario's own buy offers where it has any (a sweep may have changed
+        them), else the price listed before ``allow_buy`` removed them.
+        """
+        prices = [o.price for o in self.offers if o.gpu == gpu and o.option is OfferOption.BUY]
+        if prices:
+            return min(prices)
+        return dict(self.listed_buy_prices).get(gpu)
 
     def measurement(self, workload: str, gpu: str) -> Measurement | None:
         for m in self.measurements:

@@ -118,6 +118,9 @@ class Decisions:
     slots: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
     # one-off training workload -> the GPU type it runs on
     picks: dict[str, str] = field(default_factory=dict)
+    # (buy offer, month) -> GPUs of that offer sold at the start of the month
+    # (model v2 §E; only where residual_value is market)
+    sales: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,14 @@ class CashFlowMonth:
 
     @property
     def total(self) -> float:
+        """Net cash of the month: sales (negative) included."""
         return sum(self.amounts.values())
+
+    @property
+    def opex(self) -> float:
+        """Operating cash: everything but purchases and sales (what budget_monthly limits)."""
+        capital = (CostCategory.PURCHASE, CostCategory.SALES)
+        return sum(v for c, v in self.amounts.items() if c not in capital)
 
 
 @dataclass(frozen=True)
@@ -139,11 +149,12 @@ class FleetRow:
     gpu: str
     month: int
     bought: int
-    owned: int
+    owned: int  # bought - sold so far
     reserved: int  # reserved GPUs active that month
     rented_hours: float  # paid on-demand hours
     spot_hours: float  # paid spot hours
     owned_utilization: float | None  # used owned hours / (H × owned); None when nothing is owned
+    sold: int = 0  # GPUs sold at the start of the month (model v2 §E)
 
 
 @dataclass(frozen=True)
@@ -244,7 +255,7 @@ class Plan:
     ``total_cost`` is the objective: every cost, discounted where
     ``discount_rate`` > 0, minus the (discounted) residual credit.
     ``cash_out`` is undiscounted cash over the horizon, purchases included,
-    before any credit; ``residual_credit`` is the undiscounted book value
+    before any credit; ``residual_credit`` is the undiscounted value (market or book)
     credited. ``costs`` holds each category's discounted total;
     ``cash_flow`` holds undiscounted cash per month. When ``status`` has no
     plan, the money fields are None and ``diagnostics`` say why.

@@ -211,24 +211,48 @@ def utilization(s: Scenario, p: Place) -> float:
     return 1.0 if p.rental else s.assumptions.max_utilization
 
 
-def stock_cost(s: Scenario, purchases: dict, reservations: dict) -> float:
-    """Discounted purchases, maintenance, idle energy, reservations, minus residual credit."""
+def resale(s: Scenario, gpu: str, t: int) -> float:
+    """Model v2 §E by hand: a used GPU sold at the start of month ``t``."""
+    a = s.assumptions
+    prices = [o.price for o in s.offers if o.gpu == gpu and o.option is OfferOption.BUY]
+    new = min(prices) if prices else dict(s.listed_buy_prices)[gpu]
+    return a.resale_fraction * new * (1 - a.resale_decline_per_year) ** ((t - 1) / 12)
+
+
+def owned_levels(s: Scenario, purchases: dict, sales: dict) -> dict[tuple[str, int], int]:
+    """GPUs of each buy offer held in each month: bought so far minus sold so far."""
+    level: dict[tuple[str, int], int] = defaultdict(int)
+    for moves, sign in ((purchases, 1), (sales, -1)):
+        for (oid, m), n in moves.items():
+            for t in range(m, s.horizon_months + 1):
+                level[oid, t] += sign * n
+    return level
+
+
+def stock_cost(
+    s: Scenario, purchases: dict, reservations: dict, sales: dict | None = None
+) -> float:
+    """Discounted purchases, maintenance, idle energy, reservations, minus sales and credit."""
     a = s.assumptions
     H, T = a.hours_per_month, s.horizon_months
     offers = {o.offer_id: o for o in s.offers}
+    sales = sales or {}
     cost = 0.0
     for (oid, m), n in purchases.items():
         o = offers[oid]
-        idle = (s.gpu(o.gpu).tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
-        idle *= a.idle_power_fraction * H
         cost += o.price * n * discount(s, m)
-        cost += sum(
-            (a.maintenance_per_year / 12 * o.price + idle) * n * discount(s, t)
-            for t in range(m, T + 1)
-        )
-        if a.credit_residual_value:
+        if a.residual_rule.value == "book":
             left = max(0.0, 1 - (T - m + 1) / a.depreciation_months)
             cost -= o.price * n * left * discount(s, T)
+    for (oid, m), n in sales.items():
+        cost -= resale(s, offers[oid].gpu, m) * n * discount(s, m)
+    for (oid, t), n in owned_levels(s, purchases, sales).items():
+        o = offers[oid]
+        idle = (s.gpu(o.gpu).tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
+        idle *= a.idle_power_fraction * H
+        cost += (a.maintenance_per_year / 12 * o.price + idle) * n * discount(s, t)
+        if t == T and a.residual_rule.value == "market":
+            cost -= resale(s, o.gpu, T + 1) * n * discount(s, T)
     for (oid, start), n in reservations.items():
         o = offers[oid]
         cost += sum(
@@ -237,13 +261,14 @@ def stock_cost(s: Scenario, purchases: dict, reservations: dict) -> float:
     return cost
 
 
-def levels(s: Scenario, purchases: dict, reservations: dict) -> dict[tuple[str, int], int]:
+def levels(
+    s: Scenario, purchases: dict, reservations: dict, sales: dict | None = None
+) -> dict[tuple[str, int], int]:
     """GPUs each finite place holds, per (place key, month): owned, active reserved, max_units."""
     offers = {o.offer_id: o for o in s.offers}
     size: dict[tuple[str, int], int] = defaultdict(int)
-    for (oid, m), n in purchases.items():
-        for t in range(m, s.horizon_months + 1):
-            size[f"{HOUSE}:{offers[oid].gpu}", t] += n
+    for (oid, t), n in owned_levels(s, purchases, sales or {}).items():
+        size[f"{HOUSE}:{offers[oid].gpu}", t] += n
     for (oid, start), n in reservations.items():
         for t in range(start, start + (offers[oid].term_months or 1)):
             size[oid, t] += n
@@ -338,16 +363,21 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         bought = sum(n for (oid, _), n in d.purchases.items() if oid == o.offer_id)
         if o.option is OfferOption.BUY and o.max_units is not None and bought > o.max_units:
             bad.append(f"{o.offer_id}: {bought} bought")
-    size = levels(s, d.purchases, d.reservations)
-    cost = stock_cost(s, d.purchases, d.reservations)
+    if d.sales and a.residual_rule.value != "market":
+        bad.append("sold without market residual value")
+    if any(n < 0 for n in owned_levels(s, d.purchases, d.sales).values()):
+        bad.append("sold more than owned")
+    size = levels(s, d.purchases, d.reservations, d.sales)
+    cost = stock_cost(s, d.purchases, d.reservations, d.sales)
     if s.budget_capex is not None:
         capex = sum(offers[oid].price * n for (oid, _), n in d.purchases.items())
         if capex > s.budget_capex + 0.005:
             bad.append(f"capex {capex}")
     if s.power_cap_kw is not None:
-        watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", T] for c in s.gpus)
-        if watts > s.power_cap_kw * 1000 * (1 + NOISE):
-            bad.append(f"power {watts} W")
+        for t in s.months:
+            watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", t] for c in s.gpus)
+            if watts > s.power_cap_kw * 1000 * (1 + NOISE):
+                bad.append(f"power {watts} W in month {t}")
 
     for key, n in [*d.replicas.items(), *d.slots.items()]:
         if n != int(n) or n < 0:

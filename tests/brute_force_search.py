@@ -216,26 +216,45 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
 # ---------------------------------------------------------------- stock
 
 
-def _purchase_choices(inst: Instance, g: str) -> list[dict]:
-    """Purchases of ``g``: at most the most GPUs the house can need in any month."""
+def _purchase_choices(inst: Instance, g: str) -> list[tuple[dict, dict]]:
+    """(purchases, sales) of ``g``: every path of stock levels, one per buy offer.
+
+    A level is at most the most GPUs the house can need in any month (more
+    only adds cost), and the levels of all offers together too. Without
+    market value a level never falls (nothing is sold), as in v1.
+    """
     s = inst.s
     house = next((p for p in inst.places[g] if p.key == HOUSE), None)
     if house is None:
-        return [{}]
+        return [({}, {})]
     most = max(most_needed(inst, house, t) for t in s.months)
-    buys = s.offers_of(g, OfferOption.BUY)
-    cells = [(o, t) for o in buys for t in s.months if t >= o.available_from]
+    sells = s.assumptions.residual_rule.value == "market"
+    per_offer = []
+    for o in s.offers_of(g, OfferOption.BUY):
+        months = [t for t in s.months if t >= o.available_from]
+        paths = []
+        for path in itertools.product(range(most + 1), repeat=len(months)):
+            if not sells and any(b < a for a, b in itertools.pairwise(path)):
+                continue
+            buys, sold, before = {}, {}, 0
+            for t, level in zip(months, path, strict=True):
+                if level > before:
+                    buys[(o.offer_id, t)] = level - before
+                elif level < before:
+                    sold[(o.offer_id, t)] = before - level
+                before = level
+            if o.max_units is None or sum(buys.values()) <= o.max_units:
+                paths.append((dict(zip(months, path, strict=True)), buys, sold))
+        per_offer.append(paths)
     found = []
-    for counts in itertools.product(range(most + 1), repeat=len(cells)):
-        if sum(counts) > most:
-            continue
-        v = {(o.offer_id, t): n for (o, t), n in zip(cells, counts, strict=True) if n}
-        if all(
-            o.max_units is None
-            or sum(n for (oid, _), n in v.items() if oid == o.offer_id) <= o.max_units
-            for o in buys
-        ):
-            found.append(v)
+    for combo in itertools.product(*per_offer):
+        if all(sum(p[0].get(t, 0) for p in combo) <= most for t in s.months):
+            found.append(
+                (
+                    {k: n for p in combo for k, n in p[1].items()},
+                    {k: n for p in combo for k, n in p[2].items()},
+                )
+            )
     return found
 
 
@@ -270,7 +289,6 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     """The cheapest plan over every integer choice within the bounds, or None (infeasible)."""
     inst = instance(s, estimates)
     a = s.assumptions
-    T = s.horizon_months
     offers = {o.offer_id: o for o in s.offers}
     sets = [_purchase_choices(inst, g.name) for g in s.gpus]
     sets += [
@@ -288,16 +306,19 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     choices = 0
     for combo in itertools.product(*sets):
         choices += 1
-        buys = {k: v for d in combo[: len(s.gpus)] for k, v in d.items()}
+        buys = {k: v for d in combo[: len(s.gpus)] for k, v in d[0].items()}
+        sold = {k: v for d in combo[: len(s.gpus)] for k, v in d[1].items()}
         reserved = {k: v for d in combo[len(s.gpus) :] for k, v in d.items()}
         capex = sum(offers[oid].price * n for (oid, _), n in buys.items())
         if s.budget_capex is not None and capex > s.budget_capex + 0.005:
             continue
-        size = levels(s, buys, reserved)
-        if s.power_cap_kw is not None:
-            watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", T] for c in s.gpus)
-            if watts > s.power_cap_kw * 1000 * (1 + 1e-9):
-                continue
+        size = levels(s, buys, reserved, sold)
+        if s.power_cap_kw is not None and any(
+            sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", t] for c in s.gpus)
+            > s.power_cap_kw * 1000 * (1 + 1e-9)
+            for t in s.months
+        ):
+            continue
         sizes = tuple(tuple(size_of(s, p, t, size) for p in finite) for t in s.months)
         if sizes not in flex_cache:
             per_month = []
@@ -309,10 +330,13 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
         flex = flex_cache[sizes]
         if flex is None:
             continue
-        total = stock_cost(s, buys, reserved) + flex[0]
+        total = stock_cost(s, buys, reserved, sold) + flex[0]
         if best is None or total < best[0] - 1e-9:
             d = flex[1]
-            best = (total, Decisions(buys, reserved, d.replicas, d.work, d.slots, d.picks))
+            best = (
+                total,
+                Decisions(buys, reserved, d.replicas, d.work, d.slots, d.picks, sales=sold),
+            )
     return None if best is None else Cheapest(best[0], best[1], choices)
 
 

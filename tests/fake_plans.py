@@ -84,7 +84,8 @@ def fake_scenario(
             ),
             workload("lora-7b", "lora", params_b=7.0, tokens=1e9),
         ],
-        assumptions=Assumptions(maintenance_per_year=0.05),
+        # Book value: RESIDUAL below is 33/36 of the price (v1's rule, kept as ``book``).
+        assumptions=Assumptions(maintenance_per_year=0.05, residual_value="book"),
         name=name,
         horizon_months=3,
         assumption_sources={"electricity_per_kwh": "Assumptions sheet: utility bill 2026"},
@@ -104,6 +105,7 @@ def _cash_flow() -> tuple[CashFlowMonth, ...]:
                     C.ON_DEMAND: round(OD_HOURS[i] * OD_PRICE, 10),
                     C.SPOT: 0.0,
                     C.RESERVED: 0.0,
+                    C.SALES: 0.0,
                 },
             )
         )

@@ -34,7 +34,9 @@ def random_scenario(seed: int, *, longest_horizon: int = 3, extra_jobs: int = 0)
         maintenance_per_year=rng.choice([0.0, 0.06]),
         # 2 months: GPUs older than that are worth nothing at the horizon.
         depreciation_months=rng.choice([2.0, 12.0, 36.0]),
-        credit_residual_value=rng.random() < 0.5,
+        residual_value=rng.choice(["market", "book", "none"]),
+        resale_fraction=rng.choice([0.5, 0.9]),
+        resale_decline_per_year=rng.choice([0.0, 0.3]),
         discount_rate=discount_rate,
         max_utilization=rng.choice([1.0, 0.8]),
         spot_efficiency=rng.choice([0.85, 0.5]),

@@ -26,7 +26,7 @@ SCENARIO_FILES = sorted((ROOT / "scenarios").glob("*.yaml"))
 
 # The contract's fields (shadow_prices is ours, from issue 5).
 CONTRACT_KEYS = set(SCENARIO_KEYS) - {"shadow_prices"}
-CATEGORIES = {"purchase", "energy", "maintenance", "on_demand", "spot", "reserved"}
+CATEGORIES = {"purchase", "energy", "maintenance", "on_demand", "spot", "reserved", "sales"}
 
 
 def sha(path: Path) -> str:
@@ -71,6 +71,7 @@ def test_json_has_the_contract_fields_for_every_scenario(example_json: dict) -> 
             "gpu",
             "month",
             "bought",
+            "sold",
             "owned",
             "reserved",
             "rented_hours",

@@ -116,7 +116,9 @@ def assumptions(rng: random.Random, **kw: object) -> Assumptions:
         idle_power_fraction=rng.choice([0.0, 0.1]),
         maintenance_per_year=rng.choice([0.0, 0.12]),
         depreciation_months=12.0,
-        credit_residual_value=rng.random() < 0.5,
+        residual_value=rng.choice(["market", "book", "none"]),
+        resale_fraction=rng.choice([0.5, 0.9]),
+        resale_decline_per_year=rng.choice([0.0, 0.3]),
         discount_rate=rng.choice([0.0, 0.0, 0.1]),
         max_utilization=rng.choice([1.0, 0.9]),
         spot_efficiency=0.85,
@@ -413,6 +415,46 @@ def two_services(rng: random.Random) -> Case:
     )
 
 
+def resale(rng: random.Random) -> Case:
+    """Model v2 §E: a service that ends early and 1-GPU work that comes late, over
+    owned GPUs that can be sold at market value (or kept, under book or none)."""
+    offers = [
+        offer("G", "buy", rng.choice([300.0, 800.0]), max_units=rng.choice([None, 3])),
+        offer("G", "on_demand", rng.choice([1.0, 2.0])),
+    ]
+    if rng.random() < 0.4:
+        offers.append(offer("G", "buy", 350.0, n=2, available_from=2))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=4)],
+        offers,
+        [
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([300.0, 700.0]),
+                min_replicas=2,
+                end_month=rng.choice([1, 2]),
+            ),
+            workload("late", "batch_inference", start_month=rng.choice([2, 3])),
+        ],
+        assumptions=assumptions(
+            rng,
+            residual_value=rng.choice(["market", "market", "book"]),
+            resale_fraction=rng.choice([0.6, 0.9]),
+        ),
+        horizon_months=3,
+        power_cap_kw=rng.choice([None, None, 2.0]),
+    )
+    return Case(
+        "",
+        s,
+        (
+            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
+            job_estimate("late", "G", 1, rng.choice([60.0, 150.0])),
+        ),
+    )
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "serving": serving_replicas,
     "gangs": gangs_and_singles,
@@ -421,6 +463,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "pick": one_off_pick,
     "shared": replicas_slots_and_free,
     "services": two_services,
+    "resale": resale,
 }
 
 
@@ -465,6 +508,8 @@ def test_the_cases_cover_every_new_rule() -> None:
     assert any(b is None for b in found.values())  # some scenario is infeasible
     assert max(b.stock_choices for b in found.values() if b is not None) > 200
     assert any(d.purchases for _, d in plans) and any(d.reservations for _, d in plans)
+    # Model v2 §E: some optimum sells GPUs before the horizon.
+    assert any(t <= c.scenario.horizon_months for c, d in plans for (_o, t) in d.sales)
     served = {(option(key), k) for _, d in plans for (_w, _g, key, k, _t) in d.replicas}
     assert {("house", 1), ("reserved", 1), ("reserved", 2), ("on_demand", 1)} <= served
     assert {option(key) for _, d in plans for (_g, key, _k, _t) in d.slots} == {

@@ -19,7 +19,7 @@ from typing import Any
 
 from optimizer.domain import OfferOption, Scenario
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.inputs.schema import ASSUMPTION_KEYS, ColumnType
 
 # Scenario fields a sweep may set, beside the Assumptions keys and prices.
 LIMIT_KEYS = ("budget_total", "budget_capex", "budget_monthly", "power_cap_kw")
@@ -67,8 +67,9 @@ class VarySpec:
 
     @property
     def is_bool(self) -> bool:
-        return self.kind is SpecKind.ASSUMPTION and isinstance(
-            ASSUMPTION_KEYS[self.key].default, bool
+        return (
+            self.kind is SpecKind.ASSUMPTION
+            and ASSUMPTION_KEYS[self.key].column_type is ColumnType.BOOL
         )
 
 
@@ -118,6 +119,13 @@ def parse_vary(text: str, scenario: Scenario | None = None) -> VarySpec:
 
 def _parse_key(text: str, key: str) -> tuple[SpecKind, str | None, OfferOption | None]:
     if key in ASSUMPTION_KEYS:
+        if ASSUMPTION_KEYS[key].column_type is ColumnType.CHOICE:
+            words = ", ".join(ASSUMPTION_KEYS[key].allowed)
+            raise _vary_error(
+                text,
+                f"{key} takes a word ({words}), not a range",
+                "one scenario per word to compare",
+            )
         return SpecKind.ASSUMPTION, None, None
     if key == HORIZON_KEY:
         return SpecKind.HORIZON, None, None
@@ -388,7 +396,8 @@ def _new_price(spec: VarySpec, price: float, value: float) -> float:
 def base_value(base: Scenario, spec: VarySpec) -> float | None:
     """The value a spec's parameter has in the base (the first offer's price for prices)."""
     if spec.kind is SpecKind.ASSUMPTION:
-        return float(getattr(base.assumptions, spec.key))
+        value = getattr(base.assumptions, spec.key)
+        return None if value is None else float(value)
     if spec.kind is SpecKind.HORIZON:
         return float(base.horizon_months)
     if spec.kind is SpecKind.LIMIT:

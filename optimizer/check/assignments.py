@@ -19,8 +19,10 @@ from optimizer.check.capacity import (
     offers_by_id,
     owned_stock,
     place_kind,
+    source_stock,
 )
 from optimizer.check.demand import gangs, serving_capacity
+from optimizer.check.money import market_value
 from optimizer.check.tolerances import (
     HOURS_ABS_TOL,
     HOURS_REL_TOL,
@@ -29,12 +31,43 @@ from optimizer.check.tolerances import (
     hours_close,
     money_close,
 )
-from optimizer.domain import OfferOption, Scenario
+from optimizer.domain import OfferOption, ResidualValue, Scenario
 from optimizer.results import AssignmentRow, Decisions, PairEstimate
 
 # workload, gpu, month, place kind, offer label, width
 AssignmentKey = tuple[str, str, int, str, str | None, int]
 SPOT = OfferOption.SPOT.value
+
+
+def _market_capital(
+    scenario: Scenario, decisions: Decisions, paid: dict[tuple[str, int], float]
+) -> None:
+    """Under ``residual_value`` market: each buy offer's net capital cost (purchases
+    minus sales minus the market credit at the horizon) spread over its GPU-months,
+    month ``t`` taking its share of the offer's GPUs owned; maintenance as owned."""
+    a = scenario.assumptions
+    t_end = scenario.horizon_months
+    offers = offers_by_id(scenario)
+    stock = source_stock(scenario, decisions)
+    net: dict[str, float] = defaultdict(float)
+    for (offer_id, _month), count in decisions.purchases.items():
+        if offer_id in offers:
+            net[offer_id] += offers[offer_id].price * count
+    for (offer_id, month), count in decisions.sales.items():
+        if offer_id in offers:
+            net[offer_id] -= market_value(scenario, offers[offer_id].gpu, month) * count
+    for (offer_id, t), level in stock.items():
+        if t == t_end and offer_id in offers:
+            net[offer_id] -= market_value(scenario, offers[offer_id].gpu, t_end + 1) * level
+    months_owned: dict[str, float] = defaultdict(float)
+    for (offer_id, _t), level in stock.items():
+        months_owned[offer_id] += max(level, 0.0)  # a negative level is reported elsewhere
+    for (offer_id, t), level in stock.items():
+        offer = offers.get(offer_id)
+        if offer is None or level <= 0:
+            continue
+        share = net[offer_id] * level / months_owned[offer_id]
+        paid[offer.gpu, t] += share + a.maintenance_per_year / 12.0 * offer.price * level
 
 
 def type_month_costs(
@@ -45,18 +78,21 @@ def type_month_costs(
     The methodology's rule (section 2.5): energy, maintenance, on-demand and
     reserved cash of that month, plus each purchase's net capital cost (price
     minus the credited book value) spread evenly over the months from the
-    purchase to the horizon; spot cash is kept apart. Returns (non-spot, spot).
+    purchase to the horizon (under ``residual_value`` market: see
+    :func:`_market_capital`); spot cash is kept apart. Returns (non-spot, spot).
     """
     a = scenario.assumptions
     h, t_end = a.hours_per_month, scenario.horizon_months
     offers = offers_by_id(scenario)
-    credit = a.credit_residual_value
+    credit = a.residual_rule is ResidualValue.BOOK
     derived = derived_hours(scenario, decisions)
     paid: dict[tuple[str, int], float] = defaultdict(float)
     spot: dict[tuple[str, int], float] = defaultdict(float)
+    if a.sells:
+        _market_capital(scenario, decisions, paid)
     for (offer_id, month), count in decisions.purchases.items():
         offer = offers.get(offer_id)
-        if offer is None or not 1 <= month <= t_end:
+        if offer is None or not 1 <= month <= t_end or a.sells:
             continue
         age = t_end - month + 1
         book = max(0.0, 1.0 - age / a.depreciation_months) if credit else 0.0

@@ -28,15 +28,28 @@ def offers_by_id(scenario: Scenario) -> dict[str, Offer]:
     return {o.offer_id: o for o in scenario.offers}
 
 
+def source_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+    """GPUs of each buy offer owned in each month 1..T: bought so far minus sold so far.
+
+    A level can come out negative (more sold than bought): a violation that
+    :func:`optimizer.check.decisions.sale_violations` reports.
+    """
+    stock: dict[tuple[str, int], float] = defaultdict(float)
+    moves = [(k, float(n)) for k, n in decisions.purchases.items()]
+    moves += [(k, -float(n)) for k, n in decisions.sales.items()]
+    for (offer_id, month), count in moves:
+        for t in range(max(month, 1), scenario.horizon_months + 1):
+            stock[offer_id, t] += count
+    return stock
+
+
 def owned_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    """GPUs of each type owned in each month: every purchase so far (owned GPUs stay)."""
+    """GPUs of each type owned in each month: the stock of each of its buy offers."""
     offers = offers_by_id(scenario)
     stock: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, month), count in decisions.purchases.items():
+    for (offer_id, t), count in source_stock(scenario, decisions).items():
         offer = offers.get(offer_id)
-        if offer is None:
-            continue
-        for t in range(max(month, 1), scenario.horizon_months + 1):
+        if offer is not None:
             stock[offer.gpu, t] += count
     return stock
 
@@ -65,10 +78,13 @@ def reserved_per_gpu(
     return per_gpu
 
 
-def bought_per_gpu(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
+def bought_per_gpu(
+    scenario: Scenario, moves: Mapping[tuple[str, int], int]
+) -> dict[tuple[str, int], float]:
+    """GPUs of each type bought (or sold) in each month, from per-offer purchases (or sales)."""
     offers = offers_by_id(scenario)
     per_gpu: dict[tuple[str, int], float] = defaultdict(float)
-    for (offer_id, t), count in decisions.purchases.items():
+    for (offer_id, t), count in moves.items():
         offer = offers.get(offer_id)
         if offer is not None:
             per_gpu[offer.gpu, t] += count

@@ -14,7 +14,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from optimizer.check.capacity import active_reservations, is_finite, offers_by_id, place_kind
+from optimizer.check.capacity import (
+    active_reservations,
+    is_finite,
+    offers_by_id,
+    place_kind,
+    source_stock,
+)
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
 from optimizer.results import Decisions, PairEstimate
@@ -55,6 +61,8 @@ def key_violations(
 
     for offer_id, month in decisions.purchases:
         offer_key("purchases", offer_id, month, OfferOption.BUY)
+    for offer_id, month in decisions.sales:
+        offer_key("sales", offer_id, month, OfferOption.BUY)
     for offer_id, month in decisions.reservations:
         offer_key("reservations", offer_id, month, OfferOption.RESERVED)
 
@@ -174,11 +182,33 @@ def key_violations(
 def _tables(decisions: Decisions) -> tuple[tuple[str, Mapping[Any, float]], ...]:
     return (
         ("purchases", decisions.purchases),
+        ("sales", decisions.sales),
         ("reservations", decisions.reservations),
         ("replicas", decisions.replicas),
         ("slots", decisions.slots),
         ("work", decisions.work),
     )
+
+
+def _sale_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
+    """Model v2 §E: GPUs are sold only under ``residual_value`` market, and only GPUs owned.
+
+    The stock of each buy offer (bought so far minus sold so far) never falls below 0.
+    """
+    sold = {k: n for k, n in decisions.sales.items() if n}
+    if not sold:
+        return []
+    if not scenario.assumptions.sells:
+        rule = scenario.assumptions.residual_rule.value
+        return [f"sales: GPUs sold while residual_value is {rule} (selling needs market)"]
+    found = []
+    short: dict[str, tuple[int, float]] = {}  # offer -> first month its stock is negative
+    for (offer_id, t), level in sorted(source_stock(scenario, decisions).items()):
+        if level < -INTEGER_TOL and offer_id not in short:
+            short[offer_id] = (t, level)
+    for offer_id, (t, level) in short.items():
+        found.append(f"sales: {-level:g} more GPUs of {offer_id} sold than bought by month {t}")
+    return found
 
 
 def non_finite_violations(decisions: Decisions) -> list[str]:
@@ -236,6 +266,8 @@ def offer_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
             found.append(
                 f"purchases: {total:g} GPUs of {offer_id} bought, more than max_units {cap}"
             )
+
+    found += _sale_violations(scenario, decisions)
 
     for (offer_id, start), count in decisions.reservations.items():
         offer = offers.get(offer_id)

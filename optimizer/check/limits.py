@@ -49,6 +49,11 @@ def power_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
     return found
 
 
+def spent(cash: Mapping[int, Mapping[CostCategory, float]]) -> float:
+    """All cash spent, purchases included: sales are cash in and never loosen a budget."""
+    return sum(v for m in cash.values() for c, v in m.items() if c is not CostCategory.SALES)
+
+
 def budget_violations(
     scenario: Scenario, cash: Mapping[int, Mapping[CostCategory, float]]
 ) -> list[str]:
@@ -67,7 +72,7 @@ def budget_violations(
                     f"budget: operating spend {_usd(opex)} in month {t} exceeds budget_monthly "
                     f"{_usd(scenario.budget_monthly)}"
                 )
-    total = sum(sum(m.values()) for m in cash.values())
+    total = spent(cash)
     if scenario.budget_total is not None and total > scenario.budget_total + HALF_CENT:
         found.append(
             f"budget: all cash {_usd(total)} exceeds budget_total {_usd(scenario.budget_total)}"

@@ -15,8 +15,9 @@ from optimizer.check.capacity import (
     derived_hours,
     offers_by_id,
     owned_stock,
+    source_stock,
 )
-from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.domain import CostCategory, OfferOption, ResidualValue, Scenario
 from optimizer.results import Decisions
 
 
@@ -34,7 +35,8 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
     Purchases are paid at the start of their month; owned GPUs draw power all
     month (used hours ``H × pinned house GPUs + house work hours`` at TDP, idle
     hours ``H * owned - used`` at ``idle_power_fraction``, both times PUE) and
-    pay maintenance from their purchase month to T; on-demand and spot pay
+    pay maintenance in every month they are owned; a GPU sold earns its market
+    value in its month (category sales, negative); on-demand and spot pay
     ``price × (work on the offer + width × H × replicas on it)``; a reservation
     pays ``price × H`` per GPU in every month of its term, used or not.
     Items naming an offer or GPU the scenario lacks are left out here (they
@@ -54,8 +56,15 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
         if offer is None or month not in cash:
             continue
         cash[month][CostCategory.PURCHASE] += offer.price * count
-        for t in range(month, scenario.horizon_months + 1):
-            cash[t][CostCategory.MAINTENANCE] += a.maintenance_per_year / 12.0 * offer.price * count
+    for (offer_id, month), count in decisions.sales.items():
+        offer = offers.get(offer_id)
+        if offer is None or month not in cash:
+            continue
+        cash[month][CostCategory.SALES] -= market_value(scenario, offer.gpu, month) * count
+    for (offer_id, t), level in source_stock(scenario, decisions).items():
+        offer = offers.get(offer_id)
+        if offer is not None:
+            cash[t][CostCategory.MAINTENANCE] += a.maintenance_per_year / 12.0 * offer.price * level
 
     stock = owned_stock(scenario, decisions)
     for t in scenario.months:
@@ -82,14 +91,35 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
     return cash
 
 
-def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:
-    """Undiscounted book value of owned GPUs at the horizon (0 unless credited).
+def market_value(scenario: Scenario, gpu: str, month: int) -> float:
+    """model v2 §E: a used GPU sold at the start of ``month`` fetches
+    ``resale_fraction × reference price × (1 − resale_decline_per_year) ^ ((month − 1) / 12)``,
+    the reference price being the type's lowest buy price (before ``allow_buy``)."""
+    a = scenario.assumptions
+    buy = [o.price for o in scenario.offers if o.gpu == gpu and o.option is OfferOption.BUY]
+    reference = min(buy) if buy else dict(scenario.listed_buy_prices).get(gpu, 0.0)
+    years = (month - 1) / 12.0
+    return a.resale_fraction * reference * (1.0 - a.resale_decline_per_year) ** years
 
-    A GPU bought in month ``t`` is ``T - t + 1`` months old at the end and is
-    worth ``price * max(0, 1 - age / depreciation_months)``.
+
+def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:
+    """Undiscounted value credited for owned GPUs at the horizon (``residual_value``).
+
+    market: every GPU still owned in month T at its market value in month
+    T + 1. book: a GPU bought in month ``t`` is ``T - t + 1`` months old at the
+    end and is worth ``price * max(0, 1 - age / depreciation_months)``. none: 0.
     """
     a = scenario.assumptions
-    if not a.credit_residual_value:
+    rule = a.residual_rule
+    if rule is ResidualValue.MARKET:
+        offers = offers_by_id(scenario)
+        t_end = scenario.horizon_months
+        return sum(
+            market_value(scenario, offers[o].gpu, t_end + 1) * n
+            for (o, t), n in source_stock(scenario, decisions).items()
+            if t == t_end and o in offers
+        )
+    if rule is not ResidualValue.BOOK:
         return 0.0
     offers = offers_by_id(scenario)
     credit = 0.0

@@ -107,7 +107,8 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
     """
     h = scenario.assumptions.hours_per_month
     stock = owned_stock(scenario, decisions)
-    bought = bought_per_gpu(scenario, decisions)
+    bought = bought_per_gpu(scenario, decisions.purchases)
+    sold = bought_per_gpu(scenario, decisions.sales)
     reserved = reserved_per_gpu(scenario, active_reservations(scenario, decisions))
     derived = derived_hours(scenario, decisions)
     on_demand = rented_per_gpu(scenario, derived, OfferOption.ON_DEMAND)
@@ -123,6 +124,7 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
                 month=t,
                 bought=round(bought.get(key, 0.0)),
                 owned=round(owned),
+                sold=round(sold.get(key, 0.0)),
                 reserved=round(reserved.get(key, 0.0)),
                 rented_hours=on_demand.get(key, 0.0),
                 spot_hours=spot.get(key, 0.0),
@@ -134,6 +136,7 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
 def _fleet_row_is_empty(row: FleetRow) -> bool:
     return (
         row.bought == 0
+        and row.sold == 0
         and row.owned == 0
         and row.reserved == 0
         and row.rented_hours <= HOURS_ABS_TOL
@@ -161,7 +164,7 @@ def fleet_violations(
             )
             continue
         where = f"fleet: {row.gpu} month {row.month}"
-        for name in ("bought", "owned", "reserved"):
+        for name in ("bought", "sold", "owned", "reserved"):
             got, exp = getattr(row, name), getattr(want, name)
             if got != exp:
                 found.append(f"{where} {name} {got} but the decisions give {exp}")

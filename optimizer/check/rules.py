@@ -38,7 +38,7 @@ from optimizer.check.decisions import (
     offer_violations,
 )
 from optimizer.check.free_hours import free_hours_violations
-from optimizer.check.limits import budget_violations, power_violations
+from optimizer.check.limits import budget_violations, power_violations, spent
 from optimizer.check.money import (
     cash_flow_of,
     discount_factor,
@@ -67,7 +67,7 @@ class CheckReport:
 
     ``total_cost`` is the objective (discounted costs minus the discounted
     residual credit), ``cash_out`` undiscounted cash before credit,
-    ``residual_credit`` the undiscounted book value credited; ``costs`` holds
+    ``residual_credit`` the undiscounted value credited (market or book); ``costs`` holds
     each category's discounted total and ``cash_flow`` the undiscounted cash
     of each month 1..T by category. An empty ``violations`` means the plan
     is feasible and every number it reports is right.
@@ -123,7 +123,7 @@ def check_plan(
         scenario.assumptions.discount_rate, scenario.horizon_months
     )
     total_cost = sum(costs.values()) - credit_discounted
-    cash_out = sum(sum(month.values()) for month in cash.values())
+    cash_out = spent(cash)
     recomputed = CheckReport(
         total_cost=total_cost,
         cash_out=cash_out,

@@ -55,8 +55,11 @@ class FieldSpec:
 
     @classmethod
     def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
-        if isinstance(key.default, bool):
+        if key.column_type is ColumnType.BOOL:
             return cls(name=key.key, type=ColumnType.BOOL, expected="TRUE or FALSE")
+        if key.column_type is ColumnType.CHOICE:
+            expected = "one of " + ", ".join(key.allowed)
+            return cls(name=key.key, type=ColumnType.CHOICE, expected=expected, allowed=key.allowed)
         expected = "a number > 0" if key.positive else "a number ≥ 0"
         if key.at_most_one:
             expected += ", at most 1"

@@ -98,8 +98,12 @@ def allowed_text(column: Column) -> str:
 
 
 def assumption_default_text(key: AssumptionKey) -> str:
+    if key.default is None:
+        return "blank"
     if isinstance(key.default, bool):
         return "TRUE" if key.default else "FALSE"
+    if isinstance(key.default, str):
+        return key.default
     if key.fraction:
         return f"{key.default:g} ({key.default * 100:g} %)"
     return f"{key.default:g}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from optimizer.domain import Assumptions, Kind, Measurement, Offer, Scenario, Workload
+from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption, Scenario, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where, suggestion
 from optimizer.inputs.reader import WorkbookData
@@ -60,7 +60,7 @@ def default_settings(workbook: WorkbookData) -> Settings:
 def apply_overrides(
     settings: Settings,
     values: Mapping[str, Any],
-    assumptions: Mapping[str, float | bool],
+    assumptions: Mapping[str, float | bool | str],
     origin: Callable[[str], str],
 ) -> Settings:
     """``settings`` with ``values`` and ``assumptions`` laid on top; ``origin(key)`` says where each was set."""
@@ -69,6 +69,9 @@ def apply_overrides(
     origins = dict(settings.origins)
     origins.update({key: origin(key) for key in values})
     new_assumptions: dict[str, Any] = dict(assumptions)
+    if "residual_value" in new_assumptions and "credit_residual_value" not in new_assumptions:
+        # A later residual_value replaces v1's key set at an earlier level.
+        new_assumptions["credit_residual_value"] = None
     return replace(
         settings,
         **values,
@@ -96,14 +99,28 @@ def _price_changed(offer: Offer, change: PriceChange) -> Offer:
     return replace(offer, price=price, source=note)
 
 
-def _offers(
-    workbook: WorkbookData, settings: Settings, changes: Sequence[PriceChange]
-) -> tuple[Offer, ...]:
+def _changed_offers(workbook: WorkbookData, changes: Sequence[PriceChange]) -> list[Offer]:
+    """Every offer of the workbook with the scenario's price changes applied."""
     offers = []
     for offer in workbook.offers:
         for change in changes:
             if change.gpu == offer.gpu and change.option is offer.option:
                 offer = _price_changed(offer, change)
+        offers.append(offer)
+    return offers
+
+
+def _listed_buy_prices(offers: Sequence[Offer]) -> tuple[tuple[str, float], ...]:
+    lowest: dict[str, float] = {}
+    for o in offers:
+        if o.option is OfferOption.BUY:
+            lowest[o.gpu] = min(o.price, lowest.get(o.gpu, o.price))
+    return tuple(lowest.items())
+
+
+def _offers(settings: Settings, changed: Sequence[Offer]) -> tuple[Offer, ...]:
+    offers = []
+    for offer in changed:
         if offer.gpu in settings.exclude_gpus:
             continue
         if (offer.option.is_rent and not settings.allow_rent) or (
@@ -133,6 +150,7 @@ def build_scenario(
     measurements = tuple(
         m for m in workbook.measurements if m.gpu in gpu_names and m.workload in workload_names
     )
+    changed = _changed_offers(workbook, changes)
     return Scenario(
         name=name,
         horizon_months=settings.horizon_months,
@@ -143,7 +161,7 @@ def build_scenario(
         allow_buy=settings.allow_buy,
         allow_rent=settings.allow_rent,
         gpus=gpus,
-        offers=_offers(workbook, settings, changes),
+        offers=_offers(settings, changed),
         workloads=workloads,
         measurements=measurements,
         assumptions=settings.assumptions,
@@ -151,6 +169,7 @@ def build_scenario(
         excluded_gpus=tuple(settings.exclude_gpus),
         source_files=source_files,
         input_warnings=workbook.warnings,
+        listed_buy_prices=_listed_buy_prices(changed),
     )
 
 

@@ -40,7 +40,12 @@ from optimizer.inputs.scenario_lines import (
     _structure_problems,
 )
 from optimizer.inputs.scenario_models import FileModel, ScenarioModel
-from optimizer.inputs.schema import ASSUMPTION_KEYS, WORKLOADS
+from optimizer.inputs.schema import (
+    ASSUMPTION_KEYS,
+    RESIDUAL_KEYS_CLASH,
+    WORKLOADS,
+    both_residual_keys,
+)
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a scenario file is a page of text; refuse anything huge
 
@@ -95,7 +100,7 @@ class ScenarioEntry:
     settings: Mapping[
         str, Any
     ]  # scenario fields as in sheet Scenarios (budget_total, workloads, ...)
-    assumptions: Mapping[str, float | bool]
+    assumptions: Mapping[str, float | bool | str]
     prices: tuple[PriceChange, ...] = ()
     add_workloads: tuple[Workload, ...] = ()
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
@@ -328,13 +333,13 @@ def _sound_part(raw: Mapping[str, Any], error: ValidationError) -> ScenarioModel
 
 def _assumptions(
     raw: object, node: Node | None, where: YamlWhere
-) -> tuple[dict[str, float | bool], list[Problem]]:
+) -> tuple[dict[str, float | bool | str], list[Problem]]:
     if not isinstance(raw, dict):
         return {}, []  # absent, or the wrong shape: pydantic reports that
     _, assumptions_node = _child(node, "assumptions") if node is not None else (None, None)
     lines = {f"assumptions.{k}": line for k, line in _key_lines(assumptions_node).items()}
     local = YamlWhere(where.file, where.line, where.context, lines)
-    values: dict[str, float | bool] = {}
+    values: dict[str, float | bool | str] = {}
     problems = []
     for key, value in raw.items():
         spec = ASSUMPTION_SPECS.get(str(key))
@@ -358,8 +363,17 @@ def _assumptions(
         if typed is None:
             problems.append(local.at(f"assumptions.{key}", "is empty", None, spec.expected))
             continue
-        if isinstance(typed, float | bool):
+        if isinstance(typed, float | bool | str):
             values[str(key)] = typed
+    if both_residual_keys(values):
+        problems.append(
+            local.at(
+                "assumptions.residual_value",
+                RESIDUAL_KEYS_CLASH,
+                values["residual_value"],
+                "one of the two keys",
+            )
+        )
     return values, problems
 
 

@@ -7,6 +7,7 @@ made from these declarations, so they cannot drift apart. Names follow
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -438,12 +439,23 @@ SCENARIOS = Sheet(
 @dataclass(frozen=True)
 class AssumptionKey:
     key: str
-    default: float | bool
+    default: float | bool | str | None  # None: blank, another key decides (see its source)
     unit: str
     source: str
     fraction: bool = False
     positive: bool = False  # must be > 0 (else ≥ 0)
     at_most_one: bool = False  # a share that cannot exceed 100 %
+    allowed: tuple[str, ...] = ()  # a word key: the words it takes
+    boolean: bool = False  # TRUE/FALSE even where the default is blank
+
+    @property
+    def column_type(self) -> ColumnType:
+        """How a value of this key is read: a word, TRUE/FALSE or a number."""
+        if self.allowed:
+            return ColumnType.CHOICE
+        if self.boolean or isinstance(self.default, bool):
+            return ColumnType.BOOL
+        return ColumnType.NUMBER
 
 
 ASSUMPTIONS: tuple[AssumptionKey, ...] = (
@@ -475,9 +487,34 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
     AssumptionKey("depreciation_months", 36.0, "months", "the guide's 3-year view", positive=True),
     AssumptionKey(
         "credit_residual_value",
-        True,
+        None,
         "TRUE/FALSE",
-        "credit straight-line book value at the horizon",
+        "v1's key, kept: TRUE = residual_value book, FALSE = none; blank = residual_value decides",
+        boolean=True,
+    ),
+    AssumptionKey(
+        "residual_value",
+        "market",
+        "market, book or none",
+        "what owned GPUs and servers are credited at the horizon: market = resale value"
+        " in month T + 1 (model v2 §E)",
+        allowed=("market", "book", "none"),
+    ),
+    AssumptionKey(
+        "resale_fraction",
+        0.7,
+        "fraction of the new price",
+        "used H100 sell at 67–72 % of new (SpotWire, 2026), A100 at 50–60 % (methodology 2.3)",
+        fraction=True,
+        at_most_one=True,
+    ),
+    AssumptionKey(
+        "resale_decline_per_year",
+        0.3,
+        "fraction per year",
+        "H100 used prices fall 22–23 % a year (SpotWire, 2026); 30 %: a new architecture every 2 years",
+        fraction=True,
+        at_most_one=True,
     ),
     AssumptionKey(
         "discount_rate",
@@ -613,6 +650,19 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
 )
 
 ASSUMPTION_KEYS: dict[str, AssumptionKey] = {a.key: a for a in ASSUMPTIONS}
+
+# Keys that say the same thing in two ways: one place may give one of them.
+RESIDUAL_KEYS = ("credit_residual_value", "residual_value")
+RESIDUAL_KEYS_CLASH = (
+    "credit_residual_value (v1) and residual_value say the same thing: give one"
+    " (credit_residual_value TRUE = residual_value book, FALSE = none)"
+)
+
+
+def both_residual_keys(given: Iterable[str]) -> bool:
+    """True when one place gives both of :data:`RESIDUAL_KEYS`."""
+    return set(RESIDUAL_KEYS) <= set(given)
+
 
 INPUT_SHEETS: tuple[Sheet, ...] = (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)
 ASSUMPTIONS_SHEET_NAME = "Assumptions"

@@ -40,10 +40,13 @@ from optimizer.inputs.rows import (
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     PRICES,
+    RESIDUAL_KEYS,
+    RESIDUAL_KEYS_CLASH,
     SCENARIOS,
     THROUGHPUT,
     ColumnType,
     Sheet,
+    both_residual_keys,
 )
 from optimizer.inputs.tables import SheetTable, _raw_record, _rows
 
@@ -58,7 +61,7 @@ class ScenarioRow:
     where: SheetRow
     # Scenario fields given in the row (horizon_months ... exclude_gpus), typed.
     settings: Mapping[str, Any]
-    assumptions: Mapping[str, float | bool]  # Assumptions keys given as columns
+    assumptions: Mapping[str, float | bool | str]  # Assumptions keys given as columns
 
     def origin(self) -> str:
         return f"Scenarios sheet, row {self.where.row}"
@@ -69,7 +72,7 @@ class AssumptionRow:
     """One row of sheet Assumptions."""
 
     key: str
-    value: float | bool | None  # None: blank, the default stands
+    value: float | bool | str | None  # None: blank, the default stands
     source: str | None
     where: SheetRow
 
@@ -319,6 +322,16 @@ def _scenarios(
         if name is not None and not bad:
             settings = {k: v for k, v in typed.items() if k in SCENARIO_FIELDS}
             assumptions = {k: v for k, v in typed.items() if k in ASSUMPTION_KEYS}
+            if both_residual_keys(k for k, v in assumptions.items() if v is not None):
+                problems.append(
+                    where.at(
+                        "residual_value",
+                        RESIDUAL_KEYS_CLASH,
+                        typed["residual_value"],
+                        "one of the two columns",
+                    )
+                )
+                continue
             rows.append(ScenarioRow(name, where, settings, assumptions))
     return tuple(rows), frozenset(seen_names)
 
@@ -392,8 +405,18 @@ def _assumptions(
                 )
             )
             continue
-        # A NUMBER spec coerces to float, a BOOL spec to bool.
+        # A NUMBER spec coerces to float, a BOOL spec to bool, a CHOICE spec to its word.
         rows.append(
-            AssumptionRow(key, cast(float | bool | None, value), cast(str | None, source), where)
+            AssumptionRow(
+                key, cast(float | bool | str | None, value), cast(str | None, source), where
+            )
+        )
+    given = [row for row in rows if row.value is not None]
+    if both_residual_keys(row.key for row in given):
+        later = max(
+            (row for row in given if row.key in RESIDUAL_KEYS), key=lambda row: row.where.row
+        )
+        problems.append(
+            later.where.at("key", RESIDUAL_KEYS_CLASH, later.key, "one of the two keys")
         )
     return tuple(rows)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,11 +137,12 @@ def _assumption_column(key: AssumptionKey) -> Column:
     """An Assumptions key used as a Scenarios column, described like any column."""
     return Column(
         key.key,
-        ColumnType.BOOL if isinstance(key.default, bool) else ColumnType.NUMBER,
+        key.column_type,
         f"Overrides Assumptions.{key.key} for this scenario ({key.source}).",
-        unit=None if isinstance(key.default, bool) else key.unit,
+        unit=key.unit if key.column_type is ColumnType.NUMBER else None,
         default_text="the Assumptions sheet's value",
-        minimum=None if isinstance(key.default, bool) else 0,
+        minimum=0 if key.column_type is ColumnType.NUMBER else None,
+        allowed=key.allowed,
         positive=key.positive,
         fraction=key.fraction,
     )
@@ -205,6 +206,10 @@ def _plan_assumptions(rows: Sequence[Mapping[str, object]]) -> tuple[_Assumption
             replaced.add(declared.key)
         else:
             added.append(given)
+    for mine, other in (schema.RESIDUAL_KEYS, schema.RESIDUAL_KEYS[::-1]):
+        if mine in replaced and other not in replaced:
+            # Two keys say the same thing: the default of the one not given would clash.
+            planned[other] = replace(planned[other], value=None)
     return (*planned.values(), *added)
 
 
@@ -252,8 +257,10 @@ def _num_format(column: Column) -> str | None:
 def _assumption_format(key: AssumptionKey | None) -> str | None:
     if key is None:
         return None
-    if isinstance(key.default, bool):
+    if key.column_type is ColumnType.BOOL:
         return _BOOLEAN
+    if key.column_type is ColumnType.CHOICE:
+        return _TEXT
     if key.fraction:
         return _PERCENT
     return _USD if key.unit.startswith("USD") else None
@@ -333,9 +340,15 @@ def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
         ),
         "error_title": _short(f"Not a valid {key.key}", _TITLE_LIMIT),
     }
-    if isinstance(key.default, bool):
+    if key.column_type is ColumnType.BOOL:
         options.update(
             validate="list", source=["TRUE", "FALSE"], error_message="Expected TRUE or FALSE."
+        )
+    elif key.column_type is ColumnType.CHOICE:
+        options.update(
+            validate="list",
+            source=list(key.allowed),
+            error_message=f"Expected one of {', '.join(key.allowed)}.",
         )
     elif key.at_most_one:
         low = "greater than 0" if key.positive else "at least 0"

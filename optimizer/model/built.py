@@ -49,6 +49,8 @@ class BuiltModel:
     buy: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     reserve: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     owned: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # stock levels
+    # market residual value only: GPUs of a buy offer sold at the start of a month
+    sell: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     active: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # reserved levels
     last_buy_month: dict[str, int] = field(default_factory=dict)  # per buy offer
     # on-demand and spot offers: paid hours = work there + width * H * replicas there
@@ -102,9 +104,16 @@ class BuiltModel:
 
     # Expressions as term lists (for bulk construction).
     def owned_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
-        """GPUs bought from ``offer`` up to ``month`` (its last level once purchases stop)."""
+        """GPUs of ``offer`` owned in ``month``.
+
+        After the type's last useful month the stock is sold at market value
+        (``residual_value`` market: selling then beats holding, as the resale
+        value only falls and holding costs money) or kept at its last level.
+        """
         last = self.last_buy_month.get(offer.offer_id)
         if last is None or month < offer.available_from:
+            return []
+        if month > last and self.scenario.assumptions.sells:
             return []
         return [(self.owned[(offer.offer_id, min(month, last))], coef)]
 

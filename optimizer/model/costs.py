@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from optimizer.domain import Assumptions, Gpu, Kind, Offer, Workload
+from optimizer.domain import Assumptions, Gpu, Kind, Offer, ResidualValue, Scenario, Workload
 from optimizer.results import PairEstimate
 
 
@@ -32,11 +32,23 @@ def maintenance_per_month(offer: Offer, a: Assumptions) -> float:
 
 
 def residual_fraction(a: Assumptions, horizon: int, month: int) -> float:
-    """Share of the price credited at the horizon for a GPU bought in ``month``."""
-    if not a.credit_residual_value:
+    """Share of the price credited at book value for a GPU bought in ``month`` (``book`` only)."""
+    if a.residual_rule is not ResidualValue.BOOK:
         return 0.0
     age = horizon - month + 1
     return max(0.0, 1.0 - age / a.depreciation_months)
+
+
+def resale_value(scenario: Scenario, gpu: str, month: int) -> float:
+    """What one used ``gpu`` fetches when sold at the start of ``month`` (model v2 §E).
+
+    ``resale_fraction * reference_price * (1 - resale_decline_per_year) ** ((t - 1) / 12)``;
+    month ``T + 1`` is the market credit at the horizon.
+    """
+    a = scenario.assumptions
+    reference = scenario.reference_price(gpu) or 0.0
+    decline = (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
+    return float(a.resale_fraction * reference * decline)
 
 
 def reservation_months(offer: Offer, start: int) -> range:

@@ -12,6 +12,7 @@ from optimizer.model.costs import (
     discount_factor,
     energy_cost_per_hour,
     maintenance_per_month,
+    resale_value,
     reservation_months,
     residual_fraction,
 )
@@ -26,6 +27,15 @@ def objective_terms(built: BuiltModel) -> Terms:
     house rep[w,g,k,t]: ce * (1 - idle) * H * k * df(t)  a pinned GPU is used all month)
     rent[o,t]:    price * df(t)
     reserve[o,s]: price * H * sum_{t in term} df(t)
+
+    Where owned GPUs can be sold (``residual_value`` market) the running cost
+    sits on the stock levels instead, and sales earn the market value:
+    buy[o,s]:     price * df(s)
+    owned[o,t]:   (maintenance + ce*idle*H) * df(t)
+    sell[o,t]:    -resale(t) * df(t)
+    owned[o,L]:   -resale(L+1) * df(L+1) more (sold after the type's last
+                  useful month L < T), or -resale(T+1) * df(T) (credited at
+                  the horizon, L = T)
     """
     s = built.scenario
     a = s.assumptions
@@ -43,8 +53,17 @@ def objective_terms(built: BuiltModel) -> Terms:
         running = (
             maintenance_per_month(o, a) + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
         )
+        if a.sells:
+            terms.append((v, o.price * df[t]))
+            terms.append((built.owned[(oid, t)], running * df[t]))
+            if t == built.last_buy_month[oid]:
+                end = t + 1 if t < T else T  # the month the last stock's value is counted in
+                terms.append((built.owned[(oid, t)], -resale_value(s, o.gpu, t + 1) * df[end]))
+            continue
         coef = o.price * df[t] + running * tail[t] - o.price * residual_fraction(a, T, t) * df[T]
         terms.append((v, coef))
+    for (oid, t), v in built.sell.items():
+        terms.append((v, -resale_value(s, offers[oid].gpu, t) * df[t]))
     for g in s.gpus:
         used = energy_cost_per_hour(g, a) * (1.0 - a.idle_power_fraction)
         if used:

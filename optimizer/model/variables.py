@@ -46,6 +46,11 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
                 built.owned[(o.offer_id, t)] = prob.add_variable(
                     f"owned_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
                 )
+                if s.assumptions.sells and t > o.available_from:
+                    # Whole because the levels are; sold at the start of the month.
+                    built.sell[(o.offer_id, t)] = prob.add_variable(
+                        f"sell_o{i}_t{t}", lowBound=0, upBound=o.max_units
+                    )
                 built.last_buy_month[o.offer_id] = t
         elif o.option is OfferOption.RESERVED:
             term = o.term_months or 0

@@ -72,7 +72,7 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         j for j, c in enumerate(categories) if any(m.amounts.get(c, 0.0) for m in plan.cash_flow)
     ]
     # Purchases get their own axis: one month's GPUs would flatten every running cost.
-    capex = [j for j in used if categories[j] is CostCategory.PURCHASE]
+    capex = [j for j in used if categories[j] in (CostCategory.PURCHASE, CostCategory.SALES)]
     running = [j for j in used if j not in capex]
     sheet.charts.append(
         Chart(

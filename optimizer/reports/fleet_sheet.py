@@ -1,4 +1,4 @@
-"""A scenario's ``Fleet`` sheet: GPUs bought, owned, reserved and rented per type and month.
+"""A scenario's ``Fleet`` sheet: GPUs bought, sold, owned, reserved and rented per type and month.
 
 Takes one :class:`Plan` and hands on a :class:`SheetModel` with the fleet
 table (GPU types the plan uses) and a chart of GPUs in use by type. Where
@@ -23,6 +23,7 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "GPU",
             "Month",
             "Bought (GPUs)",
+            "Sold (GPUs)",
             "Owned (GPUs)",
             "Reserved active (GPUs)",
             "On-demand (paid GPU-hours)",
@@ -56,15 +57,16 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.text(r, 0, f.gpu)
         sheet.number(r, 1, f.month, Style.INTEGER)
         sheet.number(r, 2, f.bought, Style.INTEGER)
-        sheet.number(r, 3, f.owned, Style.INTEGER)
-        sheet.number(r, 4, f.reserved, Style.INTEGER)
-        sheet.number(r, 5, f.rented_hours, Style.HOURS)
-        sheet.number(r, 6, f.spot_hours, Style.HOURS)
-        sheet.number(r, 7, f.owned_utilization, Style.PERCENT)
-    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 7))
+        sheet.number(r, 3, f.sold, Style.INTEGER)
+        sheet.number(r, 4, f.owned, Style.INTEGER)
+        sheet.number(r, 5, f.reserved, Style.INTEGER)
+        sheet.number(r, 6, f.rented_hours, Style.HOURS)
+        sheet.number(r, 7, f.spot_hours, Style.HOURS)
+        sheet.number(r, 8, f.owned_utilization, Style.PERCENT)
+    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 8))
     # GPUs in use per type and month, for the chart: rented hours count as GPUs' worth of hours.
     months = sorted({f.month for f in plan.fleet})
-    c0 = 9
+    c0 = 10
     sheet.text(0, c0, "Month", Style.HEADER)
     for j, gpu in enumerate(gpus):
         sheet.text(0, c0 + 1 + j, gpu, Style.HEADER)

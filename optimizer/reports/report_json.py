@@ -36,6 +36,7 @@ def _fleet_row(row: FleetRow) -> dict[str, object]:
         "gpu": row.gpu,
         "month": row.month,
         "bought": row.bought,
+        "sold": row.sold,
         "owned": row.owned,
         "reserved": row.reserved,
         "rented_hours": _number(row.rented_hours),

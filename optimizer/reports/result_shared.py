@@ -20,6 +20,7 @@ CATEGORY_LABELS: dict[CostCategory, str] = {
     CostCategory.ON_DEMAND: "On-demand rent",
     CostCategory.SPOT: "Spot rent",
     CostCategory.RESERVED: "Reserved",
+    CostCategory.SALES: "Sales (cash in)",
 }
 
 

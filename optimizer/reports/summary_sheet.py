@@ -104,19 +104,24 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         [_money(p, p.cash_out) for p in plans],
         Style.MONEY,
     )
+    sales_row = each(
+        "Sales (USD, undiscounted; cash in, negative)",
+        [_money(p, _sales(p)) for p in plans],
+        Style.MONEY,
+    )
     credit_row = each(
-        "Residual credit (USD, undiscounted book value at horizon)",
+        "Residual credit (USD, undiscounted value of what is owned at the horizon)",
         [_money(p, p.residual_credit) for p in plans],
         Style.MONEY,
     )
-    r = label("Net undiscounted cost (USD) = cash out − residual credit")
+    r = label("Net undiscounted cost (USD) = cash out + sales − residual credit")
     for j, plan in enumerate(plans):
         if plan.cash_out is not None and plan.residual_credit is not None:
             sheet.formula(
                 r,
                 j + 1,
-                f"={a1(cash_row, j + 1)}-{a1(credit_row, j + 1)}",
-                plan.cash_out - plan.residual_credit,
+                f"={a1(cash_row, j + 1)}+{a1(sales_row, j + 1)}-{a1(credit_row, j + 1)}",
+                plan.cash_out + _sales(plan) - plan.residual_credit,
                 Style.MONEY_FORMULA,
             )
 
@@ -428,6 +433,11 @@ def _baseline_note(name: str, baseline: Plan | None) -> str:
         gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
         parts.append(f"time limit{gap}: saving at most this")
     return "; ".join(parts)
+
+
+def _sales(plan: Plan) -> float:
+    """Undiscounted cash in from GPUs sold (negative, as the cash flow shows it)."""
+    return sum(m.amounts.get(CostCategory.SALES, 0.0) for m in plan.cash_flow)
 
 
 def _credit_pv(plan: Plan) -> float | None:

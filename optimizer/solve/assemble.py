@@ -10,20 +10,12 @@ assignments with their share of the cost, offer use and diagnostics.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
 import pulp
 
-from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
+from optimizer.domain import Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.model.built import BuiltModel
-from optimizer.model.costs import (
-    discount_factor,
-    energy_cost_per_hour,
-    maintenance_per_month,
-    reservation_months,
-    residual_fraction,
-)
 from optimizer.results import (
     HOUSE,
     AssignmentRow,
@@ -39,7 +31,8 @@ from optimizer.results import (
     SolveStatus,
 )
 from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun
-from optimizer.solve.usage import Usage, usage_of
+from optimizer.solve.plan_money import Money, money_of, type_month_costs
+from optimizer.solve.usage import Usage
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
 HOURS_NOISE = 1e-6
@@ -67,6 +60,13 @@ def read_decisions(built: BuiltModel) -> Decisions:
     slot sets nothing aside that matters).
     """
     purchases = {k: n for k, v in built.buy.items() if (n := _whole(v))}
+    sales = {k: n for k, v in built.sell.items() if (n := _whole(v))}
+    T = built.scenario.horizon_months
+    if built.scenario.assumptions.sells:
+        # What is left after the type's last useful month is sold in the month after.
+        for oid, last in built.last_buy_month.items():
+            if last < T and (n := _whole(built.owned[(oid, last)])):
+                sales[(oid, last + 1)] = n
     reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
     replicas = {k: n for k, v in built.replicas.items() if (n := _whole(v))}
     work = {k: h for k, v in built.work.items() if (h := _hours(v))}
@@ -75,83 +75,12 @@ def read_decisions(built: BuiltModel) -> Decisions:
     picks = {w: g for (w, g), v in built.pick.items() if _whole(v) == 1}
     return Decisions(
         purchases=purchases,
+        sales=sales,
         reservations=reservations,
         replicas=replicas,
         work=work,
         slots=slots,
         picks=picks,
-    )
-
-
-@dataclass(frozen=True)
-class Money:
-    """A plan's money, from its decisions (USD)."""
-
-    cash: dict[int, dict[CostCategory, float]]  # undiscounted, months 1..T
-    costs: dict[CostCategory, float]  # discounted totals
-    residual_credit: float  # undiscounted
-    residual_credit_discounted: float
-    owned: dict[tuple[str, int], int]
-    active_reserved: dict[tuple[str, int], int]  # (offer id, month)
-    usage: Usage
-
-    @property
-    def total_cost(self) -> float:
-        return sum(self.costs.values()) - self.residual_credit_discounted
-
-    @property
-    def cash_out(self) -> float:
-        return sum(sum(m.values()) for m in self.cash.values())
-
-
-def money_of(scenario: Scenario, d: Decisions) -> Money:
-    """Every cost of model.md, from the decisions, with the model's own coefficients."""
-    a = scenario.assumptions
-    T = scenario.horizon_months
-    H = a.hours_per_month
-    offers = {o.offer_id: o for o in scenario.offers}
-    cash = {t: dict.fromkeys(CostCategory, 0.0) for t in scenario.months}
-    owned: dict[tuple[str, int], int] = defaultdict(int)
-    credit = 0.0
-    for (oid, s), n in d.purchases.items():
-        o = offers[oid]
-        cash[s][CostCategory.PURCHASE] += o.price * n
-        credit += o.price * residual_fraction(a, T, s) * n
-        for t in range(s, T + 1):
-            owned[(o.gpu, t)] += n
-            cash[t][CostCategory.MAINTENANCE] += maintenance_per_month(o, a) * n
-    active: dict[tuple[str, int], int] = defaultdict(int)
-    for (oid, s), n in d.reservations.items():
-        o = offers[oid]
-        for t in reservation_months(o, s):
-            active[(oid, t)] += n
-            cash[t][CostCategory.RESERVED] += o.price * H * n
-    use = usage_of(scenario, d)
-    for (oid, t), hours in use.rented_hours.items():
-        o = offers[oid]
-        category = CostCategory.SPOT if o.option is OfferOption.SPOT else CostCategory.ON_DEMAND
-        cash[t][category] += o.price * hours
-    for g in scenario.gpus:
-        ce = energy_cost_per_hour(g, a)
-        for t in scenario.months:
-            n = owned.get((g.name, t), 0)
-            if n and ce:
-                used = use.house_hours.get((g.name, t), 0.0)
-                idle = H * n - used
-                cash[t][CostCategory.ENERGY] += ce * (a.idle_power_fraction * idle + used)
-    costs = dict.fromkeys(CostCategory, 0.0)
-    for t, amounts in cash.items():
-        df = discount_factor(a, t)
-        for c, amount in amounts.items():
-            costs[c] += amount * df
-    return Money(
-        cash=cash,
-        costs=costs,
-        residual_credit=credit,
-        residual_credit_discounted=credit * discount_factor(a, T),
-        owned=dict(owned),
-        active_reserved=dict(active),
-        usage=use,
     )
 
 
@@ -211,6 +140,9 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
     bought: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, t), n in d.purchases.items():
         bought[(offers[oid].gpu, t)] += n
+    sold: dict[tuple[str, int], int] = defaultdict(int)
+    for (oid, t), n in d.sales.items():
+        sold[(offers[oid].gpu, t)] += n
     reserved: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, t), n in money.active_reserved.items():
         reserved[(offers[oid].gpu, t)] += n
@@ -231,6 +163,7 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
                     month=t,
                     bought=bought.get(key, 0),
                     owned=n,
+                    sold=sold.get(key, 0),
                     reserved=reserved.get(key, 0),
                     rented_hours=rented.get(key, 0.0),
                     spot_hours=spot.get(key, 0.0),
@@ -292,44 +225,6 @@ def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
     return tuple(rows)
 
 
-def _type_month_costs(
-    s: Scenario, d: Decisions, money: Money
-) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
-    """Undiscounted cost of each GPU type and month: (non-spot cost, spot cost).
-
-    Non-spot: energy, maintenance, on-demand and reserved cash of that month,
-    plus each purchase's net capital cost (price minus the credited book
-    value) spread evenly over the months from purchase to the horizon.
-    """
-    a = s.assumptions
-    T = s.horizon_months
-    H = a.hours_per_month
-    offers = {o.offer_id: o for o in s.offers}
-    use = money.usage
-    paid: dict[tuple[str, int], float] = defaultdict(float)
-    spot: dict[tuple[str, int], float] = defaultdict(float)
-    for (oid, t0), n in d.purchases.items():
-        o = offers[oid]
-        net = o.price * (1.0 - residual_fraction(a, T, t0)) * n
-        per_month = net / (T - t0 + 1)
-        for t in range(t0, T + 1):
-            paid[(o.gpu, t)] += per_month + maintenance_per_month(o, a) * n
-    for (oid, t), n in money.active_reserved.items():
-        o = offers[oid]
-        paid[(o.gpu, t)] += o.price * H * n
-    for (oid, t), hours in use.rented_hours.items():
-        o = offers[oid]
-        (spot if o.option is OfferOption.SPOT else paid)[(o.gpu, t)] += o.price * hours
-    for g in s.gpus:
-        ce = energy_cost_per_hour(g, a)
-        for t in s.months:
-            n = money.owned.get((g.name, t), 0)
-            if n and ce:
-                used = use.house_hours.get((g.name, t), 0.0)
-                paid[(g.name, t)] += ce * (a.idle_power_fraction * (H * n - used) + used)
-    return paid, spot
-
-
 def _assignments(
     s: Scenario,
     d: Decisions,
@@ -345,7 +240,7 @@ def _assignments(
     a = s.assumptions
     H = a.hours_per_month
     offers = {o.offer_id: o for o in s.offers}
-    paid, spot_cost = _type_month_costs(s, d, money)
+    paid, spot_cost = type_month_costs(s, d, money)
     # (workload, gpu, place, width, month) -> (paid hours, replicas); width 0 for gang work
     entries: dict[tuple[str, str, str, int, int], tuple[float, int | None]] = {}
     for (w, g, key, width, t), count in d.replicas.items():

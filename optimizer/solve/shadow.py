@@ -139,11 +139,7 @@ def _monthly(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
     if s.budget_monthly is None or month_step is None:
         return
     step, what = month_step
-    binding = [
-        m.month
-        for m in plan.cash_flow
-        if s.budget_monthly - (m.total - m.amounts.get(CostCategory.PURCHASE, 0.0)) < step
-    ]
+    binding = [m.month for m in plan.cash_flow if s.budget_monthly - m.opex < step]
     if binding:
         months = ", ".join(str(m) for m in binding)
         unit = (

@@ -21,7 +21,7 @@ import optimizer.check.rules
 from optimizer.check.assignments import expected_assignments
 from optimizer.check.reported import expected_fleet, expected_places
 from optimizer.check.rules import CheckReport, check_plan
-from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.domain import Assumptions, CostCategory, OfferOption, Scenario
 from optimizer.results import (
     HOUSE,
     AssignmentRow,
@@ -164,6 +164,8 @@ RES_LABEL, SPOT_LABEL = "H100 reserved row 4", "H100 spot row 5"  # no provider:
 
 
 def money_scenario(**kw: Any) -> Scenario:
+    # The hand figures below credit v1's book value (model v2 §E keeps it as ``book``).
+    kw.setdefault("assumptions", Assumptions(residual_value="book"))
     return scenario(
         [gpu("H100")],
         [
@@ -200,6 +202,7 @@ HAND_CASH = {
         C.ON_DEMAND: 3150.0,
         C.SPOT: 0.0,
         C.RESERVED: 0.0,
+        C.SALES: 0.0,
     },
     2: {
         C.PURCHASE: 25000.0,
@@ -208,6 +211,7 @@ HAND_CASH = {
         C.ON_DEMAND: 1260.0,
         C.SPOT: 0.0,
         C.RESERVED: 1460.0,
+        C.SALES: 0.0,
     },
     3: {
         C.PURCHASE: 0.0,
@@ -216,6 +220,7 @@ HAND_CASH = {
         C.ON_DEMAND: 0.0,
         C.SPOT: 200.0,
         C.RESERVED: 1460.0,
+        C.SALES: 0.0,
     },
 }
 HAND_CREDIT = 25000 * (1 - 2 / 36)  # bought in month 2 of 3: two months old

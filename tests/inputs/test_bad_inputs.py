@@ -763,6 +763,42 @@ V2_CASES: list[tuple[str, list[Edit], str]] = [
         "recurring run (runs_per_month given) must fit inside a month (found 800.0); "
         "expected a number > 0, at most 693.5 (hours)",
     ),
+    # model v2 §E: what is credited at the horizon
+    (
+        "residual_value unknown word",
+        [("Assumptions", 4, "key", "residual_value"), ("Assumptions", 4, "value", "resale")],
+        "sheet Assumptions, cell B4, column value: residual_value: unknown residual_value "
+        "(found 'resale'); expected one of market, book, none",
+    ),
+    (
+        "residual_value and v1 key both in Assumptions",
+        [
+            ("Assumptions", 4, "key", "residual_value"),
+            ("Assumptions", 4, "value", "market"),
+            ("Assumptions", 5, "key", "credit_residual_value"),
+            ("Assumptions", 5, "value", True),
+        ],
+        "sheet Assumptions, cell A5, column key: credit_residual_value (v1) and "
+        "residual_value say the same thing: give one (credit_residual_value TRUE = "
+        "residual_value book, FALSE = none) (found 'credit_residual_value'); "
+        "expected one of the two keys",
+    ),
+    (
+        "residual_value and v1 key both on a Scenarios row",
+        [
+            ("Scenarios", 2, "residual_value", "none"),
+            ("Scenarios", 2, "credit_residual_value", True),
+        ],
+        "sheet Scenarios, cell H2, column residual_value: credit_residual_value (v1) and "
+        "residual_value say the same thing: give one (credit_residual_value TRUE = "
+        "residual_value book, FALSE = none) (found 'none'); expected one of the two columns",
+    ),
+    (
+        "resale_fraction above one",
+        [("Assumptions", 4, "key", "resale_fraction"), ("Assumptions", 4, "value", 1.2)],
+        f"sheet Assumptions, cell B4, column value: resale_fraction: {_PERCENT} (found 1.2); "
+        "expected a number ≥ 0, at most 1 (fraction of the new price)",
+    ),
 ]
 
 
@@ -784,8 +820,17 @@ def test_bad_v2_field_is_reported_exactly(
         [("Workloads", 4, "deadline_hours", 700)],  # no runs_per_month: not a recurring run
         [("Workloads", 4, "runs_per_month", 4), ("Workloads", 4, "deadline_hours", 693.5)],
         [("Assumptions", 4, "key", "target_load"), ("Assumptions", 4, "value", 1)],
+        [("Assumptions", 4, "key", "residual_value"), ("Assumptions", 4, "value", "Book")],
+        [("Assumptions", 4, "key", "credit_residual_value"), ("Assumptions", 4, "value", False)],
     ],
-    ids=["min_replicas 1", "one-off deadline", "deadline of a whole month", "target_load 1"],
+    ids=[
+        "min_replicas 1",
+        "one-off deadline",
+        "deadline of a whole month",
+        "target_load 1",
+        "residual_value in capitals",
+        "v1 key alone",
+    ],
 )
 def test_v2_values_at_their_limits_are_valid(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit]

@@ -56,7 +56,8 @@ def test_every_assumption_key_has_default_unit_and_source() -> None:
         line = next(x for x in section.splitlines() if x.startswith(f"| `{key.key}` |"))
         assert key.unit in line and key.source in line
     assert "| `maintenance_per_year` | 0.05 (5 %) |" in section
-    assert "| `credit_residual_value` | TRUE |" in section
+    assert "| `credit_residual_value` | blank |" in section
+    assert "| `residual_value` | market |" in section
 
 
 def test_scenario_file_keys_are_the_contracts() -> None:

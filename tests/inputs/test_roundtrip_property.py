@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Precision, Workload
 from optimizer.inputs.reader import read_workbook
-from optimizer.inputs.schema import ASSUMPTION_KEYS, ASSUMPTIONS
+from optimizer.inputs.schema import (
+    ASSUMPTION_KEYS,
+    ASSUMPTIONS,
+    RESIDUAL_KEYS,
+    ColumnType,
+    both_residual_keys,
+)
 from optimizer.inputs.template import write_template
 
 # Names and texts as users type them: no surrounding spaces (the reader trims), no commas in names.
@@ -167,12 +173,18 @@ def _names_of(names: list[str]) -> st.SearchStrategy[tuple[str, ...]]:
 
 @st.composite
 def _assumptions(draw: st.DrawFn) -> list[dict[str, Any]]:
-    keys = draw(st.lists(st.sampled_from([a.key for a in ASSUMPTIONS]), unique=True, max_size=6))
+    keys = draw(
+        st.lists(st.sampled_from([a.key for a in ASSUMPTIONS]), unique=True, max_size=6).filter(
+            lambda ks: not both_residual_keys(ks)  # one place gives one of the two
+        )
+    )
     rows = []
     for key in keys:
         declared = ASSUMPTION_KEYS[key]
-        if isinstance(declared.default, bool):
+        if declared.column_type is ColumnType.BOOL:
             value: Any = draw(st.booleans())
+        elif declared.column_type is ColumnType.CHOICE:
+            value = draw(st.sampled_from(declared.allowed))
         elif declared.at_most_one or declared.fraction:
             value = draw(_FRACTION)
         else:
@@ -238,12 +250,14 @@ def test_written_rows_read_back_as_the_same_objects(inputs: Inputs) -> None:
     assert [
         {"scenario": s.name, **s.settings, **s.assumptions} for s in data.scenarios
     ] == scenarios
-    # The template writes every key (its default and source unless given).
+    # The template writes every key (its default and source unless given);
+    # of the two residual keys, the one not given is left blank.
     given_rows = {r["key"]: r for r in assumptions}
+    blank = {k for k in RESIDUAL_KEYS if set(RESIDUAL_KEYS) & set(given_rows)} - set(given_rows)
     expected = [
         (a.key, given_rows[a.key]["value"], given_rows[a.key]["source"])
         if a.key in given_rows
-        else (a.key, a.default, a.source)
+        else (a.key, None if a.key in blank else a.default, a.source)
         for a in ASSUMPTIONS
     ]
     assert [(r.key, r.value, r.source) for r in data.assumptions] == expected

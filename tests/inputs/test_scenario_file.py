@@ -449,3 +449,47 @@ def test_a_base_with_problems_of_its_own_is_not_reported_again(
     assert [(p.sheet, p.cell, p.value) for p in caught.value.problems] == [
         ("Scenarios", "C3", "lots")
     ]
+
+
+def test_residual_value_set_later_replaces_the_v1_key_set_earlier(
+    tmp_path: Path, write_workbook: Callable[..., Path]
+) -> None:
+    sheets = valid_sheets()
+    sheets["Assumptions"].append(["credit_residual_value", False, "finance: no credit"])
+    write_workbook(sheets)
+    path = _write(
+        tmp_path,
+        """\
+        workbook: input.xlsx
+        scenarios:
+          - name: market
+            assumptions: {residual_value: market}
+          - name: kept
+        """,
+    )
+    market, kept = load_input(path).scenarios
+    assert market.assumptions.residual_rule.value == "market"
+    assert market.assumption_sources["residual_value"] == "eu.yaml, line 4"
+    assert kept.assumptions.residual_rule.value == "none"
+
+
+def test_both_residual_keys_in_one_scenario_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], write_workbook: Callable[..., Path]
+) -> None:
+    write_workbook()
+    path = _write(
+        tmp_path,
+        """\
+        workbook: input.xlsx
+        scenarios:
+          - name: both
+            assumptions: {residual_value: book, credit_residual_value: true}
+        """,
+    )
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[1] == (
+        "  - eu.yaml, line 4: scenario 'both', assumptions.residual_value: "
+        "credit_residual_value (v1) and residual_value say the same thing: give one "
+        "(credit_residual_value TRUE = residual_value book, FALSE = none) (found 'book'); "
+        "expected one of the two keys"
+    )

@@ -161,8 +161,13 @@ def test_assumptions_sheet_holds_every_key_with_its_default(template: Workbook) 
     assert [c.value for c in ws[1]] == ["key", "value", "unit", "source"]
     rows = [tuple(c.value for c in row) for row in ws.iter_rows(min_row=2)]
     assert rows == [(a.key, a.default, a.unit, a.source) for a in schema.ASSUMPTIONS]
+    # v1's key is blank (residual_value decides); the word key is text with its drop-down.
     credit = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "credit_residual_value")
-    assert credit[1].data_type == "b"
+    assert credit[1].value is None
+    residual = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "residual_value")
+    assert residual[1].value == "market" and residual[1].data_type == "s"
+    words = [v for v in ws.data_validations.dataValidation if v.formula1 == '"market,book,none"']
+    assert words and residual[1].coordinate in str(words[0].sqref)
 
 
 def test_fractions_are_percent_cells_and_prices_dollars(template: Workbook) -> None:

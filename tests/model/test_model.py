@@ -26,7 +26,7 @@ from optimizer.model.build import FAMILIES, build_model
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import dominated_offers
 from optimizer.results import EstimateSource, PairEstimate
-from tests.builders import BARE, gpu, measured, offer, scenario, workload
+from tests.builders import BARE, gpu, measured, offer, scenario, with_assumptions, workload
 from tests.checked import solve_checked
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -261,7 +261,7 @@ def test_a_row_name_used_twice_is_an_error() -> None:
     s, estimates = tiny()
     built = build_model(s, estimates)
     with pytest.raises(SolveError, match="used twice"):
-        built.add_row("power", ("cap",), [], pulp.LpConstraintLE, 1.0)
+        built.add_row("power", ("cap", "t1"), [], pulp.LpConstraintLE, 1.0)
 
 
 def test_stock_levels_are_the_integers_and_carry_the_offer_caps() -> None:
@@ -278,6 +278,17 @@ def test_stock_levels_are_the_integers_and_carry_the_offer_caps() -> None:
     # the 2-month reservations starting in months 1 and 2 cover months 1-3.
     assert sorted(t for (oid, t) in built.owned if oid == "L40S|buy|1") == [2, 3]
     assert sorted(t for (_oid, t) in built.active) == [1, 2, 3]
+    # Market value (the default): GPUs can be sold from the month after the
+    # offer's first, and the cap holds what is bought over the horizon.
+    assert sorted(t for (oid, t) in built.sell if oid == "L40S|buy|1") == [3]
+    assert "stock_bought_o0" in built.family_rows["stock"]
+
+
+def test_book_value_keeps_every_gpu_bought() -> None:
+    s, estimates = tiny()
+    built = build_model(with_assumptions(s, residual_value="book"), estimates)
+    assert not built.sell
+    assert not any(name.startswith("stock_bought") for name in built.family_rows["stock"])
 
 
 def _one_and_a_half_gpus(*offers: Offer) -> Scenario:

@@ -99,13 +99,13 @@ def test_result_sheets_hold_the_plans_numbers_and_safe_text(tmp_path: Path) -> N
     assert summary["Total cost (USD, after residual credit; the objective)"].value == pytest.approx(
         plan.total_cost, abs=CENT
     )
-    net = summary["Net undiscounted cost (USD) = cash out − residual credit"]
+    net = summary["Net undiscounted cost (USD) = cash out + sales − residual credit"]
     assert plan.cash_out is not None and plan.residual_credit is not None
     assert net.value == pytest.approx(plan.cash_out - plan.residual_credit, abs=CENT)
     assert net.data_type == "n"
     flow_sheet = next(n for n in wb.sheetnames if n.endswith("Cash flow"))
     flow = wb[flow_sheet]
-    assert flow["H5"].value == pytest.approx(plan.cash_out, abs=CENT)
+    assert flow["I5"].value == pytest.approx(plan.cash_out, abs=CENT)
     assert flow["B2"].number_format == "$#,##0.00"
     assert flow.freeze_panes == "B2"
     assert len(flow._charts) == 1 and flow.tables

@@ -192,12 +192,16 @@ def test_live_totals_equal_the_solvers_numbers(books: dict[str, Recalculated]) -
         rows = list(after[names[plan.name]["Cash flow"]].iter_rows(values_only=True))
         total_row = rows[1 + len(plan.cash_flow)]
         assert total_row[0] == "Total"
-        assert total_row[7] == pytest.approx(plan.cash_out, abs=CENT)
+        total_col = len(CostCategory) + 1
+        sales = sum(m.amounts.get(CostCategory.SALES, 0.0) for m in plan.cash_flow)
+        assert total_row[total_col] == pytest.approx(plan.cash_out + sales, abs=CENT)
         for j, category in enumerate(CostCategory):
             undiscounted = sum(m.amounts.get(category, 0.0) for m in plan.cash_flow)
             assert total_row[j + 1] == pytest.approx(undiscounted, abs=CENT)
         net = next(r for r in rows if r[0] == "Net cash after credit (USD, undiscounted)")
-        assert net[7] == pytest.approx(plan.cash_out - plan.residual_credit, abs=CENT)
+        assert net[total_col] == pytest.approx(
+            plan.cash_out + sales - plan.residual_credit, abs=CENT
+        )
     summary = {r[0]: r[1:] for r in after["Summary"].iter_rows(values_only=True) if r[0]}
     check = summary["Total cost = categories − credit (USD; check against total cost)"]
     for j, plan in enumerate(book.run.plans):
@@ -241,6 +245,7 @@ def test_pandas_reads_the_json_numbers_after_recalculation(books: dict[str, Reca
                 continue
             row = fleet[(fleet["GPU"] == f["gpu"]) & (fleet["Month"] == f["month"])].iloc[0]
             assert row["Bought (GPUs)"] == f["bought"] and row["Owned (GPUs)"] == f["owned"]
+            assert row["Sold (GPUs)"] == f["sold"]
             assert row["Reserved active (GPUs)"] == f["reserved"]
             assert row["On-demand (paid GPU-hours)"] == pytest.approx(f["rented_hours"], abs=1e-6)
             assert row["Spot (paid GPU-hours)"] == pytest.approx(f["spot_hours"], abs=1e-6)

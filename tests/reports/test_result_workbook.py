@@ -113,7 +113,7 @@ def test_summary_holds_the_plans_numbers(tmp_path: Path) -> None:
     assert totals[2] is None  # no plan: blank, never 0
     cash = _row_by_label(ws, "Cash out (USD, undiscounted, purchases included, before credit)")
     assert cash[0] == pytest.approx(a.cash_out, abs=CENT)
-    net = _row_by_label(ws, "Net undiscounted cost (USD) = cash out − residual credit")
+    net = _row_by_label(ws, "Net undiscounted cost (USD) = cash out + sales − residual credit")
     assert a.cash_out is not None and a.residual_credit is not None
     assert net[0] == pytest.approx(a.cash_out - a.residual_credit, abs=CENT)
     assert _row_by_label(ws, "On-demand rent")[1] == pytest.approx(
@@ -175,27 +175,28 @@ def test_cash_flow_cells_and_live_totals(tmp_path: Path) -> None:
         assert row[0] == month.month
         for j, category in enumerate(CostCategory):
             assert row[j + 1] == pytest.approx(month.amounts[category], abs=CENT)
-        assert row[7] == pytest.approx(month.total, abs=CENT)
+        assert row[8] == pytest.approx(month.total, abs=CENT)
     assert rows[4][0] == "Total"
-    assert rows[4][7] == pytest.approx(plan.cash_out, abs=CENT)
+    assert rows[4][8] == pytest.approx(plan.cash_out, abs=CENT)  # nothing sold
     assert rows[4][4] == pytest.approx(plan.costs[CostCategory.ON_DEMAND], abs=CENT)
     formulas = openpyxl.load_workbook(path)["base Cash flow"]
-    assert formulas["H2"].value == "=SUM(B2:G2)"
+    assert formulas["I2"].value == "=SUM(B2:H2)"
     assert formulas["B5"].value == "=SUM(B2:B4)"
     # Formulas look different from the solver's values.
-    assert formulas["H2"].font.color.rgb != formulas["G2"].font.color.rgb
+    assert formulas["I2"].font.color.rgb != formulas["H2"].font.color.rgb
     assert formulas["B2"].number_format == "$#,##0.00"
 
 
 def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     plan = fake_plan()
     wb = _values(_write(tmp_path, fake_run(plan)))
-    fleet = list(wb["base Fleet"].iter_rows(min_row=2, max_col=8, values_only=True))
+    fleet = list(wb["base Fleet"].iter_rows(min_row=2, max_col=9, values_only=True))
     l40s_month2 = next(r for r in fleet if r[0] == "L40S" and r[1] == 2)
-    assert l40s_month2[5] == pytest.approx(200.25) and l40s_month2[7] is None
+    assert l40s_month2[6] == pytest.approx(200.25) and l40s_month2[8] is None
     h100_month1 = next(r for r in fleet if r[0] == "H100" and r[1] == 1)
-    assert h100_month1[2:5] == (2, 2, 0) and h100_month1[7] == pytest.approx(1.0)
-    assert wb["base Fleet"]["H2"].number_format == "0.0%"
+    # bought, sold, owned, reserved
+    assert h100_month1[2:6] == (2, 0, 2, 0) and h100_month1[8] == pytest.approx(1.0)
+    assert wb["base Fleet"]["I2"].number_format == "0.0%"
 
     rows = list(wb["base Assignments"].iter_rows(min_row=2, values_only=True))
     for a, row in zip(plan.assignments, rows, strict=False):
@@ -306,14 +307,14 @@ def test_non_finite_numbers_are_written_blank(tmp_path: Path) -> None:
             for v in row:
                 assert not (isinstance(v, float) and not math.isfinite(v))
     assert _row_by_label(wb["Summary"], "Proven gap (%)")[0] is None
-    assert wb["base Fleet"]["F2"].value is None
+    assert wb["base Fleet"]["G2"].value is None
 
 
 def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     path = _write(tmp_path, fake_run(fake_plan()))
     wb = openpyxl.load_workbook(path)
     assert set(wb["base Cash flow"].tables) == {"CashFlow_1"}
-    assert wb["base Cash flow"].tables["CashFlow_1"].ref == "A1:H4"
+    assert wb["base Cash flow"].tables["CashFlow_1"].ref == "A1:I4"
     assert set(wb["base Options"].tables) == {"Options_1"}
     assert {"Audit_assumptions", "Audit_offers", "Audit_gpus"} <= set(wb["Audit"].tables)
     assert wb["Summary"].freeze_panes == "B2"

@@ -40,7 +40,7 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
 def define_budgets_constraints(built: BuiltModel) -> None:
     """Budgets, undiscounted (model.md, Budgets); each only when given.
 
-    ``budgets_capex``:       sum_o price[o] * owned[o,T] <= budget_capex
+    ``budgets_capex``:       sum_{o,t} price[o] * buy[o,t] <= budget_capex
     ``budgets_monthly_t{t}``: opex[t] <= budget_monthly for every month
     ``budgets_total``:       capex + sum_t opex[t] <= budget_total
 
@@ -49,9 +49,9 @@ def define_budgets_constraints(built: BuiltModel) -> None:
     on the right, weighted per budget.
     """
     s = built.scenario
-    capex: Terms = [
-        vc for o in built.offers for vc in built.owned_terms(o, s.horizon_months, o.price)
-    ]
+    price = {o.offer_id: o.price for o in built.offers}
+    # Sales never loosen a budget (model v2 §E): capex counts every purchase.
+    capex: Terms = [(v, price[oid]) for (oid, _t), v in built.buy.items()]
 
     def limit(key: str, terms: Terms, rhs: float, month: int | None = None) -> None:
         short_key: Key = ("budget", key) if month is None else ("budget", key, month)

@@ -17,18 +17,25 @@ def define_power_constraints(built: BuiltModel) -> None:
 
     ``power_cap``: sum_g tdp_w[g] * pue * own[g,T] <= power_cap_kw * 1000
 
-    Owned stock never falls, so the last month is the binding one.
-    Elastic (``limits``): ``short`` watts on the right.
+    Where owned GPUs are never sold the stock never falls, so the last month
+    is the binding one. Where they can be sold (``residual_value`` market),
+    every month has its row ``power_cap_t{t}``. Elastic (``limits``): one
+    ``short`` in watts on the right of every row.
     """
     s = built.scenario
     if s.power_cap_kw is None:
         return
     a = s.assumptions
-    terms: Terms = []
-    for g in s.gpus:
-        terms += built.own_terms(g.name, s.horizon_months, (g.tdp_w or 0.0) * a.pue)
     rhs = s.power_cap_kw * 1000.0
     short = built.add_shortfall(ELASTIC_LIMITS, ("power",), 1.0 / max(rhs, 1.0))
-    if short is not None:
-        terms.append((short, -1.0))
-    built.add_row("power", ("cap",), _merge(terms), pulp.LpConstraintLE, rhs)
+    months = list(s.months) if a.sells else [s.horizon_months]
+    for t in months:
+        terms: Terms = []
+        for g in s.gpus:
+            terms += built.own_terms(g.name, t, (g.tdp_w or 0.0) * a.pue)
+        if a.sells and not terms:
+            continue
+        if short is not None:
+            terms.append((short, -1.0))
+        key = ("cap", f"t{t}") if a.sells else ("cap",)
+        built.add_row("power", key, _merge(terms), pulp.LpConstraintLE, rhs)

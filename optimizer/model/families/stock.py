@@ -16,7 +16,9 @@ def define_stock_constraints(built: BuiltModel) -> None:
     """Purchases and reservation starts move the integer stock levels.
 
     ``stock_owned_o{o}_t{t}``:
-        owned[o,t] - owned[o,t-1] - buy[o,t] = 0
+        owned[o,t] - owned[o,t-1] - buy[o,t] + sell[o,t] = 0
+    ``stock_bought_o{o}`` (only where GPUs can be sold and the offer is capped):
+        sum_t buy[o,t] <= max_units
     ``stock_reserved_o{o}_t{t}``:
         active[o,t] - active[o,t-1] - reserve[o,t] + reserve[o,t-term] = 0
 
@@ -32,7 +34,22 @@ def define_stock_constraints(built: BuiltModel) -> None:
         terms: Terms = [(level, 1.0), (built.buy[(oid, t)], -1.0)]
         if (before := built.owned.get((oid, t - 1))) is not None:
             terms.append((before, -1.0))
+        if (sold := built.sell.get((oid, t))) is not None:
+            terms.append((sold, 1.0))
         built.add_row("stock", ("owned", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, 0.0)
+    if built.sell:
+        # Selling lets the level fall, so its bound no longer caps what is bought
+        # over the horizon (accounting rule 7).
+        for o in built.offers:
+            bought = [(v, 1.0) for (oid, _t), v in built.buy.items() if oid == o.offer_id]
+            if o.max_units is not None and bought:
+                built.add_row(
+                    "stock",
+                    ("bought", f"o{opos[o.offer_id]}"),
+                    bought,
+                    pulp.LpConstraintLE,
+                    o.max_units,
+                )
     term = {o.offer_id: o.term_months or 0 for o in built.offers}
     for (oid, t), level in built.active.items():  # made by offer, then month
         terms = [(level, 1.0)]
