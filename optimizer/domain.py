@@ -130,6 +130,9 @@ class Workload:
     end_month: int | None = None  # None: the scenario's horizon
     interruptible: bool = False
     vram_gb: float | None = None  # replaces the memory estimate
+    # model v2 §E: demand over time (realtime and batch only)
+    growth_per_month: float = 0.0  # compounded from start_month
+    demand_by_month: tuple[tuple[int, float], ...] = ()  # sheet Demand: (month, value)
     # model v2 §B-§C: serving availability, recurring runs, deadlines
     min_replicas: int = 1  # realtime: fewest replicas in every month of the window
     runs_per_month: float | None = None  # training kinds, batch: recurring runs a month (average)
@@ -144,6 +147,38 @@ class Workload:
     def one_off_training(self) -> bool:
         """A training job done once over its window, on one GPU type (v1's rule)."""
         return self.kind.is_training and self.runs_per_month is None
+
+    @property
+    def base_demand(self) -> float | None:
+        """The demand ``growth_per_month`` starts from: tokens/s (realtime), tokens (batch)."""
+        return self.tokens_per_second if self.kind is Kind.REALTIME_INFERENCE else self.tokens
+
+    @property
+    def demand_changes(self) -> bool:
+        """Demand differs from month to month (growth or rows of sheet Demand)."""
+        return self.growth_per_month > 0 or bool(self.demand_by_month)
+
+    def demand_in(self, month: int) -> float:
+        """Demand in ``month`` (model v2 §E): the Demand sheet's value where it gives one,
+        else ``base * (1 + growth_per_month) ** (month - start_month)``; tokens/s for
+        realtime, tokens per run or per month for batch."""
+        given = dict(self.demand_by_month)
+        if month in given:
+            return given[month]
+        return (self.base_demand or 0.0) * (1.0 + self.growth_per_month) ** (
+            month - self.start_month
+        )
+
+    def demand_factor(self, month: int) -> float:
+        """Batch: the month's work over the base month's (measured GPU-hours scale with it).
+
+        Growth alone needs no base; a Demand row needs ``tokens`` (checked on input).
+        """
+        given = dict(self.demand_by_month)
+        if month in given:
+            base = self.base_demand
+            return given[month] / base if base else 1.0
+        return float((1.0 + self.growth_per_month) ** (month - self.start_month))
 
     def window(self, horizon_months: int) -> range:
         """Months (1-based, inclusive) in which this workload's work happens."""

@@ -94,7 +94,8 @@ class Instance:
     places: dict[str, list[Place]]
     jobs: dict[tuple[str, str], Job]  # (workload, gpu)
     widths: dict[str, list[Width]]  # realtime workload -> allowed widths on every type
-    minimal: dict[str, list[dict[tuple[str, int], int]]] = field(default_factory=dict)
+    # (realtime workload, month) -> its minimal replica sets that month
+    minimal: dict[tuple[str, int], list[dict[tuple[str, int], int]]] = field(default_factory=dict)
 
 
 def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
@@ -127,6 +128,8 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
         copies = 1 if w.deadline_hours is None else max(1, ceil(run / (k * w.deadline_hours)))
         yield_ = a.spot_efficiency ** ceil(k * copies / s.gpu(e.gpu).max_per_node)
         runs = 1.0 if w.runs_per_month is None else w.runs_per_month
+        # A bound for trimming: the busiest month's runs (model v2 §E).
+        runs *= max((work_factor(w, t) for t in w.window(s.horizon_months)), default=1.0)
         jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs)
     # One workload per slot class and type: then no two workloads share a capacity
     # and each covering constraint can be filled greedily on its own.
@@ -136,25 +139,46 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
     inst = Instance(s, places, jobs, dict(widths))
     for w in s.workloads:
         if w.kind is Kind.REALTIME_INFERENCE:
-            inst.minimal[w.name] = minimal_replica_sets(s, w, inst.widths.get(w.name, []))
+            for t in w.window(s.horizon_months):
+                inst.minimal[w.name, t] = minimal_replica_sets(s, w, t, inst.widths.get(w.name, []))
     return inst
+
+
+def month_demand(w: Workload, t: int) -> float:
+    """Model v2 §E by hand: sheet Demand's value, else base × (1 + growth) ^ (t − start)."""
+    given = dict(w.demand_by_month)
+    if t in given:
+        return given[t]
+    base = w.tokens_per_second if w.kind is Kind.REALTIME_INFERENCE else w.tokens
+    return (base or 0.0) * (1 + w.growth_per_month) ** (t - w.start_month)
+
+
+def work_factor(w: Workload, t: int) -> float:
+    """A batch month's work over its base month's; 1 for training."""
+    if w.kind is not Kind.BATCH_INFERENCE:
+        return 1.0
+    if t in dict(w.demand_by_month):
+        return month_demand(w, t) / (w.tokens or 1.0)
+    return (1 + w.growth_per_month) ** (t - w.start_month)
 
 
 # ---------------------------------------------------------------- realtime
 
 
-def demand_with_headroom(s: Scenario, w: Workload) -> float:
-    return (w.tokens_per_second or 0.0) / s.assumptions.target_load
+def demand_with_headroom(s: Scenario, w: Workload, t: int) -> float:
+    return month_demand(w, t) / s.assumptions.target_load
 
 
-def serves(s: Scenario, w: Workload, counts: dict[tuple[str, int], int], caps: dict) -> bool:
+def serves(
+    s: Scenario, w: Workload, t: int, counts: dict[tuple[str, int], int], caps: dict
+) -> bool:
     served = sum(caps[key] * n for key, n in counts.items())
-    need = demand_with_headroom(s, w)
+    need = demand_with_headroom(s, w, t)
     return served >= need * (1 - NOISE) and sum(counts.values()) >= w.min_replicas
 
 
 def minimal_replica_sets(
-    s: Scenario, w: Workload, widths: list[Width]
+    s: Scenario, w: Workload, t: int, widths: list[Width]
 ) -> list[dict[tuple[str, int], int]]:
     """Replica counts per (type, width) that serve ``w`` and stop serving it when
     any one replica goes or takes a narrower width of its type.
@@ -166,16 +190,16 @@ def minimal_replica_sets(
     ``(n_k - 1) * cap_k < D'``: ``n_k <= max(min_replicas, ceil(D' / cap_k))``,
     the range enumerated here.
     """
-    need = demand_with_headroom(s, w)
+    need = demand_with_headroom(s, w, t)
     caps = {(x.gpu, x.width): x.capacity for x in widths}
     keys = sorted(caps)
     ranges = [range(max(w.min_replicas, ceil(need / caps[key])) + 1) for key in keys]
     found = []
     for counts in itertools.product(*ranges):
         v = {key: n for key, n in zip(keys, counts, strict=True) if n}
-        if not serves(s, w, v, caps):
+        if not serves(s, w, t, v, caps):
             continue
-        if any(serves(s, w, {**v, key: v[key] - 1}, caps) for key in v):
+        if any(serves(s, w, t, {**v, key: v[key] - 1}, caps) for key in v):
             continue  # a replica can go
         narrower = [
             (key, (key[0], k))
@@ -183,7 +207,8 @@ def minimal_replica_sets(
             for k in sorted({x for g, x in caps if g == key[0] and x < key[1]})
         ]
         if any(
-            serves(s, w, {**v, key: v[key] - 1, to: v.get(to, 0) + 1}, caps) for key, to in narrower
+            serves(s, w, t, {**v, key: v[key] - 1, to: v.get(to, 0) + 1}, caps)
+            for key, to in narrower
         ):
             continue  # a replica can be narrower
         found.append(v)
@@ -325,7 +350,10 @@ def most_needed(inst: Instance, p: Place, t: int) -> int:
             continue
         if w.kind is Kind.REALTIME_INFERENCE:
             n += max(
-                (sum(k * c for (g, k), c in v.items() if g == p.gpu) for v in inst.minimal[w.name]),
+                (
+                    sum(k * c for (g, k), c in v.items() if g == p.gpu)
+                    for v in inst.minimal[w.name, t]
+                ),
                 default=0,
             )
         elif (j := inst.jobs.get((w.name, p.gpu))) is not None and may_run(p, w):
@@ -399,7 +427,7 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         if w.kind is Kind.REALTIME_INFERENCE:
             caps = {(x.gpu, x.width): x.capacity for x in inst.widths.get(w.name, [])}
             for t in w.window(T):
-                if not serves(s, w, served[w.name, t], caps):
+                if not serves(s, w, t, served[w.name, t], caps):
                     bad.append(f"{w.name} under-served in {t}: {served[w.name, t]}")
 
     class_hours: dict[tuple[str, str, int | None, int], float] = defaultdict(float)
@@ -454,6 +482,7 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         for t in w.window(T):
             runs = sum(useful[w.name, g.name, t] for g in s.gpus)
             want = w.runs_per_month if w.runs_per_month is not None else 1.0
+            want *= work_factor(w, t)
             if runs < want * (1 - 1e-6):
                 bad.append(f"{w.name} does {runs} runs in {t}, needs {want}")
     return cost, bad

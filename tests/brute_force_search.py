@@ -28,6 +28,7 @@ from tests.brute_force import (
     size_of,
     stock_cost,
     utilization,
+    work_factor,
 )
 
 
@@ -100,7 +101,7 @@ def replica_layouts(inst: Instance, t: int, size: dict) -> list[dict]:
         if w.kind is not Kind.REALTIME_INFERENCE or not active(s, w, t):
             continue
         mine: list[dict] = []
-        for counts in inst.minimal[w.name]:
+        for counts in inst.minimal[w.name, t]:
             parts = []
             for (g, k), n in sorted(counts.items()):
                 hosts = [
@@ -205,7 +206,8 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
         if w.one_off_training:
             option.one_off += segments
             continue
-        filled = fill(segments, w.runs_per_month if w.runs_per_month is not None else 1.0)
+        runs = w.runs_per_month if w.runs_per_month is not None else 1.0
+        filled = fill(segments, runs * work_factor(w, t))
         if filled is None:
             return None
         option.cost += filled[0]

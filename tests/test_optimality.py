@@ -271,6 +271,7 @@ def recurring_on_spot(rng: random.Random) -> Case:
     k, copies, node = rng.choice([(1, 1, 2), (4, 1, 2), (2, 2, 2), (4, 2, 2), (2, 2, 4), (4, 2, 4)])
     run = rng.choice([40.0, 90.0])
     deadline = None if copies == 1 else run / (2 * k)  # m = 2
+    kind = rng.choice(["pretraining", "batch_inference"])
     offers = [
         offer("G", "spot", rng.choice([0.4, 0.8]), max_units=rng.choice([None, 4])),
         offer("G", "on_demand", 1.5),
@@ -283,10 +284,13 @@ def recurring_on_spot(rng: random.Random) -> Case:
         [
             workload(
                 "runs",
-                rng.choice(["pretraining", "batch_inference"]),
+                kind,
                 runs_per_month=rng.choice([1.0, 2.5]),
                 deadline_hours=deadline,
                 interruptible=True,
+                tokens=1.0,
+                # model v2 §E: a batch month's work grows (more runs of the same size)
+                growth_per_month=rng.choice([0.0, 0.5]) if kind == "batch_inference" else 0.0,
             )
         ],
         assumptions=assumptions(rng, spot_efficiency=rng.choice([0.5, 0.85])),
@@ -398,6 +402,9 @@ def two_services(rng: random.Random) -> Case:
                 tokens_per_second=rng.choice([200.0, 600.0]),
                 min_replicas=rng.choice([1, 2]),
                 start_month=rng.choice([1, 2]),
+                # model v2 §E: demand that grows, or a month given outright
+                growth_per_month=rng.choice([0.0, 0.0, 0.8]),
+                demand_by_month=rng.choice([(), (), ((2, 900.0),)]),
             ),
         ],
         assumptions=assumptions(rng),
@@ -434,6 +441,7 @@ def resale(rng: random.Random) -> Case:
                 tokens_per_second=rng.choice([300.0, 700.0]),
                 min_replicas=2,
                 end_month=rng.choice([1, 2]),
+                growth_per_month=rng.choice([0.0, 1.0]),
             ),
             workload("late", "batch_inference", start_month=rng.choice([2, 3])),
         ],
@@ -508,8 +516,21 @@ def test_the_cases_cover_every_new_rule() -> None:
     assert any(b is None for b in found.values())  # some scenario is infeasible
     assert max(b.stock_choices for b in found.values() if b is not None) > 200
     assert any(d.purchases for _, d in plans) and any(d.reservations for _, d in plans)
-    # Model v2 §E: some optimum sells GPUs before the horizon.
+    # Model v2 §E: some optimum sells GPUs before the horizon; demand grows somewhere.
     assert any(t <= c.scenario.horizon_months for c, d in plans for (_o, t) in d.sales)
+    growing = [
+        (c, d)
+        for c, d in plans
+        if any(w.growth_per_month or w.demand_by_month for w in c.scenario.workloads)
+    ]
+    assert len(growing) >= 10
+    # ... and some optimum serves a growing service with more replicas later.
+    assert any(
+        sum(n for (w, _g, _p, _k, t), n in d.replicas.items() if w == "code" and t == 2)
+        > sum(n for (w, _g, _p, _k, t), n in d.replicas.items() if w == "code" and t == 1)
+        > 0
+        for _c, d in growing
+    )
     served = {(option(key), k) for _, d in plans for (_w, _g, key, k, _t) in d.replicas}
     assert {("house", 1), ("reserved", 1), ("reserved", 2), ("on_demand", 1)} <= served
     assert {option(key) for _, d in plans for (_g, key, _k, _t) in d.slots} == {

@@ -152,7 +152,7 @@ def expected_assignments(
         w = workloads.get(name)
         if kind is None or w is None:
             continue
-        demand = w.tokens_per_second or 0.0
+        demand = w.demand_in(t)
         cap = served.get((name, t), 0.0)
         hours = width * h * n
         add(

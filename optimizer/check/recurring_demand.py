@@ -20,7 +20,8 @@ def recurring_demand_violations(
     scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
 ) -> list[str]:
     """Every month ``t`` of the window of a recurring training job or a batch job:
-    ``sum_{g,p} useful(work[w,g,p,t]) / R_wg >= runs_per_month`` (1 for batch without it).
+    ``sum_{g,p} useful(work[w,g,p,t]) / R_wg >= runs_per_month`` (1 for batch without it;
+    for batch, times the month's demand over its base, model v2 §E).
 
     Types and places may mix; ``useful = paid × spot_yield(...)`` on a spot
     offer. A pair with ``R_wg = 0`` has nothing to do: its months are met.
@@ -38,9 +39,11 @@ def recurring_demand_violations(
             continue
         if any(n == w.name and g.run_gpu_hours <= 0 for (n, _), g in pair_gangs.items()):
             continue
-        need = w.runs_per_month if w.runs_per_month is not None else 1.0
+        rate = w.runs_per_month if w.runs_per_month is not None else 1.0
         what = "batch job" if w.kind is Kind.BATCH_INFERENCE else "recurring training job"
         for t in w.window(scenario.horizon_months):
+            # model v2 §E: a batch month's work scales with its demand (more runs of a run's size)
+            need = rate * w.demand_factor(t) if w.kind is Kind.BATCH_INFERENCE else rate
             done = runs.get((w.name, t), 0.0)
             if done < need * (1.0 - HOURS_REL_TOL):
                 found.append(

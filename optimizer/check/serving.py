@@ -21,7 +21,7 @@ def serving_violations(
     scenario: Scenario, decisions: Decisions, estimates: Sequence[PairEstimate]
 ) -> list[str]:
     """Every month ``t`` of a realtime window:
-    ``sum cap[w,g,k] × replicas[w,g,p,k,t] >= tokens_per_second / target_load`` and
+    ``sum cap[w,g,k] × replicas[w,g,p,k,t] >= demand[w,t] / target_load`` and
     ``sum replicas[w,g,p,k,t] >= min_replicas`` (also when demand is 0).
 
     Sums run over types, places and widths; a width that is not allowed has no
@@ -38,9 +38,9 @@ def serving_violations(
     for w in scenario.workloads:
         if w.kind is not Kind.REALTIME_INFERENCE:
             continue
-        demand = w.tokens_per_second or 0.0
-        need = demand / a.target_load
         for t in w.window(scenario.horizon_months):
+            demand = w.demand_in(t)  # model v2 §E: growth and sheet Demand
+            need = demand / a.target_load
             have = served.get((w.name, t), 0.0)
             if have < need * (1.0 - HOURS_REL_TOL):
                 found.append(

@@ -55,6 +55,11 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
         "Workloads of the workbook this scenario plans; omit for the base's set.",
     ),
     ("add_workloads", "list", "Extra workloads, each with the Workloads sheet's columns as keys."),
+    (
+        "demand",
+        "list",
+        "Each `{workload, month, value}` as a row of sheet Demand; replaces the sheet's row for that workload and month.",
+    ),
 )
 
 

@@ -22,14 +22,7 @@ from typing import Any, cast
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import UnreadableCell, is_blank
 from optimizer.inputs.damage import locate_damage
-from optimizer.inputs.schema import (
-    ASSUMPTIONS_SHEET_NAME,
-    GPUS,
-    PRICES,
-    SCENARIOS,
-    THROUGHPUT,
-    WORKLOADS,
-)
+from optimizer.inputs.schema import ASSUMPTIONS_SHEET_NAME, INPUT_SHEETS
 from optimizer.inputs.xlsx_safety import ArchiveFacts
 
 
@@ -365,7 +358,7 @@ def _read_grids(path: Path) -> tuple[list[str], dict[str, list[list[object]]]]:
         wanted = [
             found
             for s in (
-                *(sh.name for sh in (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)),
+                *(sh.name for sh in INPUT_SHEETS),
                 ASSUMPTIONS_SHEET_NAME,
             )
             if (found := _find_sheet(names, s)) is not None

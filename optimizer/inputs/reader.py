@@ -24,18 +24,20 @@ rules as the Workloads sheet; only the location in messages differs
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from optimizer.domain import Gpu, Measurement, Offer, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import SheetRow
+from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     ASSUMPTIONS_SHEET_NAME,
+    DEMAND,
     GPUS,
     INPUT_SHEETS,
     PRICES,
@@ -55,7 +57,7 @@ from optimizer.inputs.sheets import (
     _scenarios,
     _tdp_needed,
 )
-from optimizer.inputs.tables import SheetTable, _missing_columns, _table
+from optimizer.inputs.tables import SheetTable, _missing_columns, _rows, _table
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 
 # ---------------------------------------------------------------- workbook data
@@ -75,6 +77,7 @@ class WorkbookData:
     offers: tuple[Offer, ...] = ()
     workloads: tuple[Workload, ...] = ()
     measurements: tuple[Measurement, ...] = ()
+    demand: tuple[DemandRow, ...] = ()  # sheet Demand (model v2 §E)
     scenarios: tuple[ScenarioRow, ...] = ()
     assumptions: tuple[AssumptionRow, ...] = ()
     has_scenarios_sheet: bool = False
@@ -87,6 +90,30 @@ class WorkbookData:
 
 
 # ---------------------------------------------------------------- reading
+
+
+def _demand(
+    file: str,
+    table: SheetTable | None,
+    workloads: Sequence[Workload],
+    workload_names: Iterable[str],
+    problems: list[Problem],
+) -> tuple[DemandRow, ...]:
+    """Rows of sheet Demand, each checked against its workload (model v2 §E).
+
+    A row naming a workload whose own row has a problem is left out silently:
+    that problem is reported already.
+    """
+    valid = {w.name: w for w in workloads}
+    broken = set(workload_names) - set(valid)
+    rows = []
+    for where, typed, found in _rows(file, table, DEMAND):
+        problems.extend(found)
+        if found or typed.get("workload") in broken or "workload" not in typed:
+            continue
+        rows.append(DemandRow(typed["workload"], typed["month"], typed["value"], where))
+    problems.extend(demand_problems(rows, valid))
+    return tuple(rows)
 
 
 def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
@@ -139,8 +166,9 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         return t
 
     gpu_table, price_table, workload_table = table(GPUS), table(PRICES), table(WORKLOADS)
-    throughput_table, scenario_table, assumption_table = (
+    throughput_table, demand_table, scenario_table, assumption_table = (
         table(THROUGHPUT),
+        table(DEMAND),
         table(SCENARIOS),
         table(ASSUMPTIONS_SHEET_NAME),
     )
@@ -157,6 +185,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     measurements, measurement_rows = _measurements(
         file, throughput_table, workloads, workloads_known, gpus_known, problems
     )
+    demand = _demand(file, demand_table, workloads, workload_names, problems)
     scenarios, scenario_names = _scenarios(
         file, scenario_table, gpus_known, workloads_known, problems
     )
@@ -167,6 +196,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         offers=offers,
         workloads=workloads,
         measurements=measurements,
+        demand=demand,
         scenarios=scenarios,
         assumptions=assumptions,
         has_scenarios_sheet=scenario_table is not None,

@@ -20,6 +20,7 @@ from typing import Any
 from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption, Scenario, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where, suggestion
+from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.schema import ASSUMPTIONS
@@ -138,11 +139,15 @@ def build_scenario(
     source_files: tuple[Path, ...],
     changes: Sequence[PriceChange] = (),
     added: Sequence[Workload] = (),
+    demand: Sequence[DemandRow] = (),
 ) -> Scenario:
     """One fully resolved Scenario: offers, GPUs, workloads and measurements filtered."""
     keep = set(settings.workloads) if settings.workloads is not None else None
-    workloads = tuple(w for w in workbook.workloads if keep is None or w.name in keep) + tuple(
-        added
+    workloads = with_demand(
+        (*(w for w in workbook.workloads if keep is None or w.name in keep), *added),
+        workbook.demand,
+        demand,  # the scenario file's rows replace the sheet's for the same month
+        horizon=settings.horizon_months,
     )
     gpus = tuple(g for g in workbook.gpus if g.name not in settings.exclude_gpus)
     gpu_names = {g.name for g in gpus}
@@ -438,8 +443,16 @@ def check_scenarios(
             )
             settings = apply_overrides(base, entry.settings, entry.assumptions, entry.origin)
             scenario = build_scenario(
-                entry.name, settings, workbook, files, entry.prices, entry.add_workloads
+                entry.name,
+                settings,
+                workbook,
+                files,
+                entry.prices,
+                entry.add_workloads,
+                entry.demand,
             )
+            known = {w.name: w for w in (*workbook.workloads, *entry.add_workloads)}
+            problems.extend(demand_problems(entry.demand, known, settings.horizon_months))
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
             built.append((scenario, wheres, settings.origins.get("horizon_months")))
     needs: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], list[str]] = {}

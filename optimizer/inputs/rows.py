@@ -16,6 +16,7 @@ from optimizer.errors import Problem
 from optimizer.inputs.cells import FieldSpec, Where
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
+    DEMAND,
     GPUS,
     PRICES,
     SCENARIOS,
@@ -27,7 +28,7 @@ from optimizer.inputs.schema import (
 
 SPECS: dict[str, dict[str, FieldSpec]] = {
     sheet.name: {c.name: FieldSpec.of_column(c) for c in sheet.columns}
-    for sheet in (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)
+    for sheet in (GPUS, PRICES, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
 }
 ASSUMPTION_SPECS: dict[str, FieldSpec] = {
     k: FieldSpec.of_assumption(a) for k, a in ASSUMPTION_KEYS.items()
@@ -133,6 +134,15 @@ def build_workload(
                 if name in values
             )
         else:
+            if kind.is_training and values.get("growth_per_month", 0.0) != 0.0:
+                problems.append(
+                    where.at(
+                        "growth_per_month",
+                        f"is only for realtime_inference and batch_inference workloads, not {kind.value}",
+                        values["growth_per_month"],
+                        "blank or 0",
+                    )
+                )
             if values.get("min_replicas", 1) != 1:
                 problems.append(
                     where.at(

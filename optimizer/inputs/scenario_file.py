@@ -19,7 +19,7 @@ top of the workloads kept.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from yaml.nodes import Node
 from optimizer.domain import OfferOption, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import BadValue, beyond, coerce, coerce_fields, shown, suggestion
+from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS, build_workload
 from optimizer.inputs.scenario_lines import (
@@ -104,6 +105,7 @@ class ScenarioEntry:
     prices: tuple[PriceChange, ...] = ()
     add_workloads: tuple[Workload, ...] = ()
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
+    demand: tuple[DemandRow, ...] = ()  # model v2 §E: rows as in sheet Demand
     # Built from the entry's sound keys only: its other keys have problems,
     # already reported. Only its references are checked, and it is never solved.
     partial: bool = False
@@ -301,6 +303,12 @@ def _scenario(
     key_lines.update(_key_lines(assumptions_node))
     where = YamlWhere(file, line, label, key_lines)
     prices = _prices(model, node, file, label)
+    demand = tuple(
+        DemandRow(row.workload, row.month, row.value, where)
+        for row, where in zip(
+            model.demand, _entry_wheres(node, "demand", file, label), strict=False
+        )
+    )
     entry = ScenarioEntry(
         name=model.name,
         where=where,
@@ -310,6 +318,7 @@ def _scenario(
         prices=prices,
         add_workloads=added,
         add_workload_wheres=wheres,
+        demand=demand,
         partial=bool(problems),
     )
     return entry, problems
@@ -377,19 +386,26 @@ def _assumptions(
     return values, problems
 
 
+def _entry_wheres(node: Node | None, key: str, file: str, label: str) -> Iterator[YamlWhere]:
+    """Where each entry of the list under ``key`` is: ``<label>, <key> entry <n>`` and its line."""
+    _, list_node = _child(node, key) if node is not None else (None, None)
+    index = 0
+    while True:
+        entry_node = _child(list_node, index)[1] if list_node is not None else None
+        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
+        yield YamlWhere(file, line, f"{label}, {key} entry {index + 1}", _key_lines(entry_node))
+        index += 1
+
+
 def _prices(
     model: ScenarioModel, node: Node | None, file: str, label: str
 ) -> tuple[PriceChange, ...]:
-    _, prices_node = _child(node, "prices") if node is not None else (None, None)
-    changes = []
-    for index, price in enumerate(model.prices):
-        entry_node = _child(prices_node, index)[1] if prices_node is not None else None
-        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
-        where = YamlWhere(file, line, f"{label}, prices entry {index + 1}", _key_lines(entry_node))
-        changes.append(
-            PriceChange(price.gpu, OfferOption(price.option), price.multiply, price.price, where)
+    return tuple(
+        PriceChange(price.gpu, OfferOption(price.option), price.multiply, price.price, where)
+        for price, where in zip(
+            model.prices, _entry_wheres(node, "prices", file, label), strict=False
         )
-    return tuple(changes)
+    )
 
 
 def _added_workloads(

@@ -9,6 +9,7 @@ holds the keys at each path, for the "unknown key" message.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -47,10 +48,21 @@ def _not_bool(value: object) -> object:
     return value
 
 
+_YAML_1_1_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
+def _amount(value: object) -> object:
+    # YAML 1.1 reads 4e10 (no dot) as text; a workbook cell and add_workloads take it.
+    if isinstance(value, str) and _YAML_1_1_FLOAT.fullmatch(value.strip()):
+        return float(value)
+    return _not_bool(value)
+
+
 Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
 Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
 Horizon = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1, le=MAX_HORIZON_MONTHS)]
 Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
+Amount = Annotated[float, BeforeValidator(_amount), Field(strict=True, ge=0, allow_inf_nan=False)]
 Switch = Annotated[bool, Field(strict=True)]
 
 
@@ -77,6 +89,14 @@ class PriceModel(_Closed):
         return self
 
 
+class DemandModel(_Closed):
+    """A row of sheet Demand (model v2 §E)."""
+
+    workload: Name
+    month: Months
+    value: Amount
+
+
 class ScenarioModel(_Closed):
     name: Name
     base: Name | None = None
@@ -90,6 +110,7 @@ class ScenarioModel(_Closed):
     exclude_gpus: list[Name] | None = None
     workloads: list[Name] | None = None
     add_workloads: list[dict[str, Any]] = Field(default_factory=list)
+    demand: list[DemandModel] = Field(default_factory=list)
 
     @field_validator(
         "name",
@@ -119,4 +140,5 @@ _MODELS: dict[tuple[str, ...], type[BaseModel]] = {
     ("scenarios",): ScenarioModel,
     ("scenarios", "budget"): BudgetModel,
     ("scenarios", "prices"): PriceModel,
+    ("scenarios", "demand"): DemandModel,
 }

@@ -307,6 +307,15 @@ WORKLOADS = Sheet(
             minimum=1,
         ),
         Column(
+            "growth_per_month",
+            ColumnType.NUMBER,
+            "realtime_inference and batch_inference: demand grows by this fraction a month, compounded from start_month (0.03 is 3 %); sheet Demand may give a month's demand instead.",
+            unit="fraction per month",
+            default=0.0,
+            minimum=0,
+            fraction=True,
+        ),
+        Column(
             "runs_per_month",
             ColumnType.NUMBER,
             "Training kinds and batch_inference: recurring runs a month, an average rate (runs may be split over GPU types); tokens and a measured gpu_hours are then per run.",
@@ -361,6 +370,37 @@ THROUGHPUT = Sheet(
             unit="tokens/s",
             minimum=0,
             positive=True,
+        ),
+    ),
+    optional_sheet=True,
+)
+
+DEMAND = Sheet(
+    "Demand",
+    "Optional: a month's demand of a realtime_inference or batch_inference workload, replacing growth_per_month for that month (model v2 §E).",
+    (
+        Column(
+            "workload",
+            ColumnType.TEXT,
+            "A realtime_inference or batch_inference Workloads.workload.",
+            required=True,
+            references="Workloads",
+        ),
+        Column(
+            "month",
+            ColumnType.INTEGER,
+            "A month of the workload's window (1 = the first month planned); months past a scenario's horizon are ignored.",
+            unit="month",
+            required=True,
+            minimum=1,
+        ),
+        Column(
+            "value",
+            ColumnType.NUMBER,
+            "That month's demand: tokens/s (realtime_inference), or tokens per run, or per month without runs_per_month (batch_inference).",
+            unit="tokens/s or tokens",
+            required=True,
+            minimum=0,
         ),
     ),
     optional_sheet=True,
@@ -664,7 +704,7 @@ def both_residual_keys(given: Iterable[str]) -> bool:
     return set(RESIDUAL_KEYS) <= set(given)
 
 
-INPUT_SHEETS: tuple[Sheet, ...] = (GPUS, PRICES, WORKLOADS, THROUGHPUT, SCENARIOS)
+INPUT_SHEETS: tuple[Sheet, ...] = (GPUS, PRICES, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
 ASSUMPTIONS_SHEET_NAME = "Assumptions"
 # Sheet names that a result sheet may never take.
 INPUT_SHEET_NAMES: frozenset[str] = frozenset(

@@ -98,7 +98,7 @@ def _define_work(built: BuiltModel) -> None:
                         var = prob.add_variable(
                             f"rep_w{i}_g{j}_p{p.lp}_k{width.width}_t{t}",
                             lowBound=0,
-                            upBound=replicas_enough(w, width, s.assumptions.target_load),
+                            upBound=replicas_enough(w, width, s.assumptions.target_load, t),
                             cat=pulp.LpInteger,
                         )
                         built.replicas[(w_name, g_name, p.key, width.width, t)] = var
@@ -167,8 +167,8 @@ def _define_rent(built: BuiltModel) -> None:
                 )
 
 
-def replicas_enough(w: Workload, width: ServingWidth, target_load: float) -> int:
-    """Replicas of one width that alone meet the demand with headroom: more only add cost."""
-    need = (w.tokens_per_second or 0.0) / target_load
+def replicas_enough(w: Workload, width: ServingWidth, target_load: float, month: int) -> int:
+    """Replicas of one width that alone meet the month's demand with headroom: more only add cost."""
+    need = w.demand_in(month) / target_load
     alone = _ceil(need / (width.tokens_per_second_per_replica or 1.0))
     return max(w.min_replicas, alone)

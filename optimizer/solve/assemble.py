@@ -286,7 +286,7 @@ def _assignments(
         if n is not None:  # serving
             copy_width = gang = width
             total = capacity[(w, t)]
-            demand = workload.tokens_per_second or 0.0
+            demand = workload.demand_in(t)
             load = demand / total if total > 0 else None
             if total > 0:
                 tokens = demand * 3600.0 * H * n * caps.get((w, g, width), 0.0) / total

@@ -78,6 +78,7 @@ def test_scenario_file_keys_are_the_contracts() -> None:
         "exclude_gpus",
         "workloads",
         "add_workloads",
+        "demand",
     ]
     for key in keys:
         assert f"| `{key}` |" in section

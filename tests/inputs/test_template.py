@@ -68,6 +68,7 @@ def test_sheets_come_in_the_contract_order(template: Workbook) -> None:
         "Prices",
         "Workloads",
         "Throughput",
+        "Demand",
         "Scenarios",
         "Assumptions",
     ]

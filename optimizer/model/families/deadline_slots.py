@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pulp
 
+from optimizer.domain import Kind
 from optimizer.model.built import BuiltModel
 
 
@@ -35,6 +36,8 @@ def define_deadline_slots_constraints(built: BuiltModel) -> None:
         fig = built.figures[(w_name, g)]
         w = by_name[w_name]
         runs = 1.0 if w.one_off_training else fig.runs_per_month
+        if w.kind is Kind.BATCH_INFERENCE:
+            runs *= w.demand_factor(t)  # model v2 §E: the month's demand
         most = runs * fig.run_gpu_hours / (fig.spot_yield(s.gpu(g), a) if place.is_spot else 1.0)
         pos = (f"w{wpos[w_name]}", f"g{gpos[g]}", f"p{place.lp}", f"t{t}")
         work = built.work[(w_name, g, key, t)]

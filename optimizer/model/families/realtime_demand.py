@@ -17,7 +17,7 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
     """Serving capacity with headroom, and enough replicas, in every month of the window.
 
     ``realtime_demand_w{w}_t{t}`` (model v2 §B):
-        sum_{g, p, k} min(cap[w,g,k], D') * rep[w,g,p,k,t] >= D',  D' = tokens_per_second / target_load
+        sum_{g, p, k} min(cap[w,g,k], D') * rep[w,g,p,k,t] >= D',  D' = demand[w,t] / target_load
     ``realtime_demand_replicas_w{w}_t{t}``:
         sum_{g, p, k} rep[w,g,p,k,t] >= max(min_replicas, ceil(D' / max cap))
 
@@ -47,10 +47,10 @@ def define_realtime_demand_constraints(built: BuiltModel) -> None:
         if w.kind is not Kind.REALTIME_INFERENCE:
             continue
         i = wpos[w.name]
-        need = (w.tokens_per_second or 0.0) / a.target_load
         best = max((c for (wn, _g, _k), c in caps.items() if wn == w.name), default=0.0)
-        fewest = max(w.min_replicas, _ceil(need / best) if best > 0 else 0)
         for t in w.window(s.horizon_months):
+            need = w.demand_in(t) / a.target_load  # model v2 §E: grows, or sheet Demand
+            fewest = max(w.min_replicas, _ceil(need / best) if best > 0 else 0)
             reps = by_month.get((w.name, t), [])
             terms: Terms = [(var, min(need, cap)) for var, cap in reps]
             short = built.add_shortfall(ELASTIC_DEMAND, ("realtime", i, t), 1.0 / max(need, 1e-9))

@@ -17,14 +17,16 @@ def define_recurring_demand_constraints(built: BuiltModel) -> None:
     """Every month of the window does its runs (batch inference: one run a month).
 
     ``recurring_demand_w{w}_t{t}``:
-        sum_{g, p of g} y[p] * work[w,g,p,t] / R[w,g] >= runs_per_month[w]
+        sum_{g, p of g} y[p] * work[w,g,p,t] / R[w,g] / runs_per_month[w] >= f[w,t]
 
     ``R[w,g]`` is the GPU-hours of one run on ``g`` (batch without
     ``runs_per_month``: of one month's tokens) and ``y[p]`` the useful share of
     a paid hour (see ``training_demand``). The month's runs may be split over
     types and places in any shares: the rate is an average (model v2 §C).
     Elastic (``demand``): ``short[w,t]`` (share of the month's runs) is added to
-    the left, weighted 1 per month.
+    the left, weighted 1 per month. ``f[w,t]`` is 1, except for batch work whose
+    demand changes (model v2 §E): the month's demand over the base, so a month
+    holds more runs of the same size (a run's deadline and gang stay as they are).
     """
     s = built.scenario
     a = s.assumptions
@@ -44,7 +46,10 @@ def define_recurring_demand_constraints(built: BuiltModel) -> None:
                     if (var := built.work.get((w.name, g, p.key, t))) is not None:
                         y = spot if p.is_spot else 1.0
                         terms.append((var, y / fig.run_gpu_hours / runs))
-            short = built.add_shortfall(ELASTIC_DEMAND, ("batch", i, t), 1.0)
+            factor = w.demand_factor(t) if w.kind is Kind.BATCH_INFERENCE else 1.0
+            short = built.add_shortfall(ELASTIC_DEMAND, ("batch", i, t), 1.0 / max(factor, 1e-9))
             if short is not None:
                 terms.append((short, 1.0))
-            built.add_row("recurring_demand", (f"w{i}", f"t{t}"), terms, pulp.LpConstraintGE, 1.0)
+            built.add_row(
+                "recurring_demand", (f"w{i}", f"t{t}"), terms, pulp.LpConstraintGE, factor
+            )
