@@ -75,7 +75,9 @@ class CostCategory(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     RESERVED = "reserved"
-    SALES = "sales"  # cash in (negative): GPUs sold (model v2 §E)
+    NODE = "node"  # servers bought for owned GPUs (model v2 §E)
+    COLOCATION = "colocation"  # rack space for owned IT power
+    SALES = "sales"  # cash in (negative): GPUs and servers sold (model v2 §E)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,14 @@ class Gpu:
     tdp_w: float | None = None
     nvlink: bool = False
     max_per_node: int = 8
+    node_price: float = 0.0  # USD per server of max_per_node GPUs (model v2 §E)
+    node_power_w: float = 0.0  # a server's draw beyond its GPUs
+
+    @property
+    def has_servers(self) -> bool:
+        """Owned GPUs of this type are planned in whole servers (a server costs or draws)."""
+        return self.node_price > 0 or self.node_power_w > 0
+
     mfu_training: float | None = None  # None: the scenario's Assumptions value
 
 
@@ -213,6 +223,7 @@ class Assumptions:
     maintenance_per_year: float = 0.05
     depreciation_months: float = 36.0
     credit_residual_value: bool | None = None  # v1's key: TRUE = book, FALSE = none
+    colocation_per_kw_month: float = 0.0  # model v2 §E: USD per kW of owned IT power
     residual_value: str = "market"  # market, book or none (model v2 §E)
     resale_fraction: float = 0.7
     resale_decline_per_year: float = 0.3

@@ -121,6 +121,10 @@ class Decisions:
     # (buy offer, month) -> GPUs of that offer sold at the start of the month
     # (model v2 §E; only where residual_value is market)
     sales: dict[tuple[str, int], int] = field(default_factory=dict)
+    # (gpu, month) -> servers bought / sold at the start of the month (model v2 §E;
+    # only for types with a node_price or node_power_w)
+    server_purchases: dict[tuple[str, int], int] = field(default_factory=dict)
+    server_sales: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,7 @@ class FleetRow:
     spot_hours: float  # paid spot hours
     owned_utilization: float | None  # used owned hours / (H × owned); None when nothing is owned
     sold: int = 0  # GPUs sold at the start of the month (model v2 §E)
+    servers: int = 0  # servers owned that month (model v2 §E)
 
 
 @dataclass(frozen=True)

@@ -273,9 +273,10 @@ def stock_cost(
         cost -= resale(s, offers[oid].gpu, m) * n * discount(s, m)
     for (oid, t), n in owned_levels(s, purchases, sales).items():
         o = offers[oid]
-        idle = (s.gpu(o.gpu).tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
-        idle *= a.idle_power_fraction * H
-        cost += (a.maintenance_per_year / 12 * o.price + idle) * n * discount(s, t)
+        kw = (s.gpu(o.gpu).tdp_w or 0.0) / 1000
+        idle = kw * a.pue * a.electricity_per_kwh * a.idle_power_fraction * H
+        rack = kw * a.colocation_per_kw_month
+        cost += (a.maintenance_per_year / 12 * o.price + idle + rack) * n * discount(s, t)
         if t == T and a.residual_rule.value == "market":
             cost -= resale(s, o.gpu, T + 1) * n * discount(s, T)
     for (oid, start), n in reservations.items():
@@ -284,6 +285,47 @@ def stock_cost(
             o.price * H * n * discount(s, t) for t in range(start, start + (o.term_months or 1))
         )
     return cost
+
+
+def server_cost(s: Scenario, gpu: str, path: dict[int, int]) -> float:
+    """Model v2 §E by hand: one type's servers at ``path[t]`` in month t (0 when absent)."""
+    a = s.assumptions
+    T = s.horizon_months
+    g = s.gpu(gpu)
+    kw = g.node_power_w / 1000
+    running = (
+        a.maintenance_per_year / 12 * g.node_price
+        + kw * a.pue * a.hours_per_month * a.electricity_per_kwh
+        + kw * a.colocation_per_kw_month
+    )
+
+    def node_value(t: int) -> float:
+        return a.resale_fraction * g.node_price * (1 - a.resale_decline_per_year) ** ((t - 1) / 12)
+
+    cost, before = 0.0, 0
+    for t in s.months:
+        level = path.get(t, 0)
+        if level > before:
+            cost += g.node_price * (level - before) * discount(s, t)
+            if a.residual_rule.value == "book":
+                left = max(0.0, 1 - (T - t + 1) / a.depreciation_months)
+                cost -= g.node_price * (level - before) * left * discount(s, T)
+        elif level < before:
+            cost -= node_value(t) * (before - level) * discount(s, t)
+        cost += running * level * discount(s, t)
+        before = level
+    if a.residual_rule.value == "market":
+        cost -= node_value(T + 1) * before * discount(s, T)
+    return cost
+
+
+def server_path(s: Scenario, d: Decisions, gpu: str) -> dict[int, int]:
+    """Servers of ``gpu`` owned each month, from a plan's server decisions."""
+    path, level = {}, 0
+    for t in s.months:
+        level += d.server_purchases.get((gpu, t), 0) - d.server_sales.get((gpu, t), 0)
+        path[t] = level
+    return path
 
 
 def levels(
@@ -397,13 +439,32 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         bad.append("sold more than owned")
     size = levels(s, d.purchases, d.reservations, d.sales)
     cost = stock_cost(s, d.purchases, d.reservations, d.sales)
+    servers = {g.name: server_path(s, d, g.name) for g in s.gpus}
+    for g in s.gpus:
+        if not (g.node_price or g.node_power_w):
+            if any(servers[g.name].values()):
+                bad.append(f"servers of {g.name}, a type without servers")
+            continue
+        cost += server_cost(s, g.name, servers[g.name])
+        for t in s.months:
+            if servers[g.name][t] * g.max_per_node < size[f"{HOUSE}:{g.name}", t]:
+                bad.append(f"{g.name} in {t}: too few servers")
+    if d.server_sales and a.residual_rule.value != "market":
+        bad.append("servers sold without market residual value")
     if s.budget_capex is not None:
         capex = sum(offers[oid].price * n for (oid, _), n in d.purchases.items())
         if capex > s.budget_capex + 0.005:
             bad.append(f"capex {capex}")
     if s.power_cap_kw is not None:
         for t in s.months:
-            watts = sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", t] for c in s.gpus)
+            watts = sum(
+                (
+                    (c.tdp_w or 0.0) * size[f"{HOUSE}:{c.name}", t]
+                    + c.node_power_w * servers[c.name][t]
+                )
+                * a.pue
+                for c in s.gpus
+            )
             if watts > s.power_cap_kw * 1000 * (1 + NOISE):
                 bad.append(f"power {watts} W in month {t}")
 

@@ -18,6 +18,7 @@ from tests.brute_force import (
     Job,
     Place,
     active,
+    ceil,
     discount,
     hour_price,
     instance,
@@ -25,6 +26,7 @@ from tests.brute_force import (
     may_run,
     most_needed,
     most_paid_hours,
+    server_cost,
     size_of,
     stock_cost,
     utilization,
@@ -290,7 +292,6 @@ class Cheapest:
 def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     """The cheapest plan over every integer choice within the bounds, or None (infeasible)."""
     inst = instance(s, estimates)
-    a = s.assumptions
     offers = {o.offer_id: o for o in s.offers}
     sets = [_purchase_choices(inst, g.name) for g in s.gpus]
     sets += [
@@ -315,12 +316,9 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
         if s.budget_capex is not None and capex > s.budget_capex + 0.005:
             continue
         size = levels(s, buys, reserved, sold)
-        if s.power_cap_kw is not None and any(
-            sum((c.tdp_w or 0.0) * a.pue * size[f"{HOUSE}:{c.name}", t] for c in s.gpus)
-            > s.power_cap_kw * 1000 * (1 + 1e-9)
-            for t in s.months
-        ):
-            continue
+        racked = _cheapest_servers(s, size)
+        if racked is None:
+            continue  # no servers fit the power cap
         sizes = tuple(tuple(size_of(s, p, t, size) for p in finite) for t in s.months)
         if sizes not in flex_cache:
             per_month = []
@@ -332,14 +330,76 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
         flex = flex_cache[sizes]
         if flex is None:
             continue
-        total = stock_cost(s, buys, reserved, sold) + flex[0]
+        total = stock_cost(s, buys, reserved, sold) + flex[0] + racked[0]
         if best is None or total < best[0] - 1e-9:
             d = flex[1]
             best = (
                 total,
-                Decisions(buys, reserved, d.replicas, d.work, d.slots, d.picks, sales=sold),
+                Decisions(
+                    buys,
+                    reserved,
+                    d.replicas,
+                    d.work,
+                    d.slots,
+                    d.picks,
+                    sales=sold,
+                    server_purchases=racked[1],
+                    server_sales=racked[2],
+                ),
             )
     return None if best is None else Cheapest(best[0], best[1], choices)
+
+
+def _cheapest_servers(s: Scenario, size: dict) -> tuple[float, dict, dict] | None:
+    """The cheapest servers for the owned GPUs ``size`` that keep the power cap, or None.
+
+    Each month holds at least ``ceil(owned / max_per_node)`` servers and never
+    more than the most any later month needs (a server kept past that only
+    costs); without market value the level never falls. Every such path of
+    every type with servers is tried against the cap in every month.
+    """
+    a = s.assumptions
+    options: list[list[tuple[str, dict[int, int]]]] = []
+    for g in s.gpus:
+        if not (g.node_price or g.node_power_w):
+            continue
+        need = [ceil(size[f"{HOUSE}:{g.name}", t] / g.max_per_node) for t in s.months]
+        ranges = [range(need[i], max(need[i:]) + 1) for i in range(len(need))]
+        paths = [
+            dict(zip(s.months, p, strict=True))
+            for p in itertools.product(*ranges)
+            if a.residual_rule.value == "market" or all(x <= y for x, y in itertools.pairwise(p))
+        ]
+        options.append([(g.name, p) for p in paths])
+    best: tuple[float, dict, dict] | None = None
+    for combo in itertools.product(*options):
+        paths = dict(combo)
+        if s.power_cap_kw is not None and any(
+            sum(
+                (
+                    (c.tdp_w or 0.0) * size[f"{HOUSE}:{c.name}", t]
+                    + c.node_power_w * paths.get(c.name, {}).get(t, 0)
+                )
+                * a.pue
+                for c in s.gpus
+            )
+            > s.power_cap_kw * 1000 * (1 + 1e-9)
+            for t in s.months
+        ):
+            continue
+        cost = sum(server_cost(s, g, p) for g, p in paths.items())
+        if best is None or cost < best[0] - 1e-9:
+            bought, dropped = {}, {}
+            for g, p in paths.items():
+                before = 0
+                for t in s.months:
+                    if p[t] > before:
+                        bought[(g, t)] = p[t] - before
+                    elif p[t] < before:
+                        dropped[(g, t)] = before - p[t]
+                    before = p[t]
+            best = (cost, bought, dropped)
+    return best
 
 
 def _cheapest_flex(

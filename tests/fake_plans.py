@@ -105,6 +105,8 @@ def _cash_flow() -> tuple[CashFlowMonth, ...]:
                     C.ON_DEMAND: round(OD_HOURS[i] * OD_PRICE, 10),
                     C.SPOT: 0.0,
                     C.RESERVED: 0.0,
+                    C.NODE: 0.0,
+                    C.COLOCATION: 0.0,
                     C.SALES: 0.0,
                 },
             )

@@ -26,7 +26,17 @@ SCENARIO_FILES = sorted((ROOT / "scenarios").glob("*.yaml"))
 
 # The contract's fields (shadow_prices is ours, from issue 5).
 CONTRACT_KEYS = set(SCENARIO_KEYS) - {"shadow_prices"}
-CATEGORIES = {"purchase", "energy", "maintenance", "on_demand", "spot", "reserved", "sales"}
+CATEGORIES = {
+    "purchase",
+    "energy",
+    "maintenance",
+    "on_demand",
+    "spot",
+    "reserved",
+    "node",
+    "colocation",
+    "sales",
+}
 
 
 def sha(path: Path) -> str:

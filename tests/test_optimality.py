@@ -432,7 +432,16 @@ def resale(rng: random.Random) -> Case:
     if rng.random() < 0.4:
         offers.append(offer("G", "buy", 350.0, n=2, available_from=2))
     s = scenario(
-        [gpu("G", tdp_w=1000.0, max_per_node=4)],
+        [
+            gpu(
+                "G",
+                tdp_w=1000.0,
+                max_per_node=rng.choice([2, 4]),
+                # model v2 §E: servers that cost, draw, or both
+                node_price=rng.choice([0.0, 150.0, 400.0]),
+                node_power_w=rng.choice([0.0, 500.0]),
+            )
+        ],
         offers,
         [
             workload(
@@ -449,6 +458,7 @@ def resale(rng: random.Random) -> Case:
             rng,
             residual_value=rng.choice(["market", "market", "book"]),
             resale_fraction=rng.choice([0.6, 0.9]),
+            colocation_per_kw_month=rng.choice([0.0, 20.0]),
         ),
         horizon_months=3,
         power_cap_kw=rng.choice([None, None, 2.0]),
@@ -524,6 +534,9 @@ def test_the_cases_cover_every_new_rule() -> None:
         if any(w.growth_per_month or w.demand_by_month for w in c.scenario.workloads)
     ]
     assert len(growing) >= 10
+    # ... some optimum buys servers, and some sells them again.
+    assert any(d.server_purchases for _c, d in plans)
+    assert any(d.server_sales for _c, d in plans)
     # ... and some optimum serves a growing service with more replicas later.
     assert any(
         sum(n for (w, _g, _p, _k, t), n in d.replicas.items() if w == "code" and t == 2)

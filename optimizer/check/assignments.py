@@ -23,6 +23,7 @@ from optimizer.check.capacity import (
 )
 from optimizer.check.demand import gangs, serving_capacity
 from optimizer.check.money import market_value
+from optimizer.check.servers import server_type_month_costs
 from optimizer.check.tolerances import (
     HOURS_ABS_TOL,
     HOURS_REL_TOL,
@@ -107,11 +108,14 @@ def type_month_costs(
     stock = owned_stock(scenario, decisions)
     for g in scenario.gpus:
         per_hour = (g.tdp_w or 0.0) / 1000.0 * a.pue * a.electricity_per_kwh
+        rack = (g.tdp_w or 0.0) / 1000.0 * a.colocation_per_kw_month
         for t in scenario.months:
             owned = stock.get((g.name, t), 0.0)
             if owned:
                 used = derived.house_used.get((g.name, t), 0.0)
                 paid[g.name, t] += per_hour * (used + a.idle_power_fraction * (h * owned - used))
+                paid[g.name, t] += rack * owned
+    server_type_month_costs(scenario, decisions, paid)
     return paid, spot
 
 

@@ -34,12 +34,19 @@ def source_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, in
     A level can come out negative (more sold than bought): a violation that
     :func:`optimizer.check.decisions.sale_violations` reports.
     """
+    return running_levels(scenario.horizon_months, decisions.purchases, decisions.sales)
+
+
+def running_levels(
+    horizon: int, bought: Mapping[tuple[str, int], float], sold: Mapping[tuple[str, int], float]
+) -> dict[tuple[str, int], float]:
+    """Units of each key held in each month 1..``horizon``: bought so far minus sold so far."""
     stock: dict[tuple[str, int], float] = defaultdict(float)
-    moves = [(k, float(n)) for k, n in decisions.purchases.items()]
-    moves += [(k, -float(n)) for k, n in decisions.sales.items()]
-    for (offer_id, month), count in moves:
-        for t in range(max(month, 1), scenario.horizon_months + 1):
-            stock[offer_id, t] += count
+    moves = [(k, float(n)) for k, n in bought.items()]
+    moves += [(k, -float(n)) for k, n in sold.items()]
+    for (key, month), count in moves:
+        for t in range(max(month, 1), horizon + 1):
+            stock[key, t] += count
     return stock
 
 

@@ -183,6 +183,8 @@ def _tables(decisions: Decisions) -> tuple[tuple[str, Mapping[Any, float]], ...]
     return (
         ("purchases", decisions.purchases),
         ("sales", decisions.sales),
+        ("server_purchases", decisions.server_purchases),
+        ("server_sales", decisions.server_sales),
         ("reservations", decisions.reservations),
         ("replicas", decisions.replicas),
         ("slots", decisions.slots),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from optimizer.check.capacity import owned_stock
+from optimizer.check.servers import server_levels
 from optimizer.check.tolerances import HALF_CENT, _usd
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Decisions
@@ -21,6 +22,7 @@ OPERATING = (
     CostCategory.ON_DEMAND,
     CostCategory.SPOT,
     CostCategory.RESERVED,
+    CostCategory.COLOCATION,
 )
 
 
@@ -36,14 +38,19 @@ def power_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
     if scenario.power_cap_kw is None:
         return found
     limit_w = scenario.power_cap_kw * 1000.0
+    servers = server_levels(scenario, decisions)
     for t in scenario.months:
         draw_w = sum(
-            stock.get((g.name, t), 0.0) * (g.tdp_w or 0.0) * scenario.assumptions.pue
+            (
+                stock.get((g.name, t), 0.0) * (g.tdp_w or 0.0)
+                + servers.get((g.name, t), 0.0) * g.node_power_w
+            )
+            * scenario.assumptions.pue
             for g in scenario.gpus
         )
         if draw_w > limit_w * (1 + 1e-9) + 1e-9:
             found.append(
-                f"power: owned GPUs draw {draw_w / 1000:,.6g} kW incl. PUE in month {t}, "
+                f"power: owned GPUs and servers draw {draw_w / 1000:,.6g} kW incl. PUE in month {t}, "
                 f"more than power_cap_kw {scenario.power_cap_kw:g}"
             )
     return found
@@ -59,7 +66,8 @@ def budget_violations(
 ) -> list[str]:
     """Capex, each month's operating spend and all cash, undiscounted, before credit."""
     found: list[str] = []
-    capex = sum(m[CostCategory.PURCHASE] for m in cash.values())
+    # Servers bought with the GPUs are capital spending too (model v2 §E).
+    capex = sum(m[CostCategory.PURCHASE] + m[CostCategory.NODE] for m in cash.values())
     if scenario.budget_capex is not None and capex > scenario.budget_capex + HALF_CENT:
         found.append(
             f"budget: purchases {_usd(capex)} exceed budget_capex {_usd(scenario.budget_capex)}"

@@ -17,6 +17,7 @@ from optimizer.check.capacity import (
     owned_stock,
     source_stock,
 )
+from optimizer.check.servers import server_cash, server_credit
 from optimizer.domain import CostCategory, OfferOption, ResidualValue, Scenario
 from optimizer.results import Decisions
 
@@ -66,10 +67,15 @@ def cash_flow_of(scenario: Scenario, decisions: Decisions) -> dict[int, dict[Cos
         if offer is not None:
             cash[t][CostCategory.MAINTENANCE] += a.maintenance_per_year / 12.0 * offer.price * level
 
+    server_cash(scenario, decisions, cash)
     stock = owned_stock(scenario, decisions)
     for t in scenario.months:
         for g in gpus.values():
             owned = stock.get((g.name, t), 0.0)
+            if owned > 0:  # rack space for the GPUs' own draw (model v2 §E)
+                cash[t][CostCategory.COLOCATION] += (
+                    (g.tdp_w or 0.0) / 1000.0 * a.colocation_per_kw_month * owned
+                )
             used = derived.house_used.get((g.name, t), 0.0)
             if owned == 0 and used == 0:
                 continue
@@ -109,6 +115,10 @@ def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:
     T + 1. book: a GPU bought in month ``t`` is ``T - t + 1`` months old at the
     end and is worth ``price * max(0, 1 - age / depreciation_months)``. none: 0.
     """
+    return _gpu_credit(scenario, decisions) + server_credit(scenario, decisions)
+
+
+def _gpu_credit(scenario: Scenario, decisions: Decisions) -> float:
     a = scenario.assumptions
     rule = a.residual_rule
     if rule is ResidualValue.MARKET:

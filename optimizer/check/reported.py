@@ -26,6 +26,7 @@ from optimizer.check.capacity import (
     rented_per_gpu,
     reserved_per_gpu,
 )
+from optimizer.check.servers import server_levels
 from optimizer.check.tolerances import (
     HALF_CENT,
     HOURS_ABS_TOL,
@@ -109,6 +110,7 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
     stock = owned_stock(scenario, decisions)
     bought = bought_per_gpu(scenario, decisions.purchases)
     sold = bought_per_gpu(scenario, decisions.sales)
+    servers = server_levels(scenario, decisions)
     reserved = reserved_per_gpu(scenario, active_reservations(scenario, decisions))
     derived = derived_hours(scenario, decisions)
     on_demand = rented_per_gpu(scenario, derived, OfferOption.ON_DEMAND)
@@ -125,6 +127,7 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
                 bought=round(bought.get(key, 0.0)),
                 owned=round(owned),
                 sold=round(sold.get(key, 0.0)),
+                servers=round(servers.get(key, 0.0)),
                 reserved=round(reserved.get(key, 0.0)),
                 rented_hours=on_demand.get(key, 0.0),
                 spot_hours=spot.get(key, 0.0),
@@ -137,6 +140,7 @@ def _fleet_row_is_empty(row: FleetRow) -> bool:
     return (
         row.bought == 0
         and row.sold == 0
+        and row.servers == 0
         and row.owned == 0
         and row.reserved == 0
         and row.rented_hours <= HOURS_ABS_TOL
@@ -164,7 +168,7 @@ def fleet_violations(
             )
             continue
         where = f"fleet: {row.gpu} month {row.month}"
-        for name in ("bought", "sold", "owned", "reserved"):
+        for name in ("bought", "sold", "owned", "reserved", "servers"):
             got, exp = getattr(row, name), getattr(want, name)
             if got != exp:
                 found.append(f"{where} {name} {got} but the decisions give {exp}")

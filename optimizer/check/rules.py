@@ -54,6 +54,7 @@ from optimizer.check.reported import (
     place_violations,
     reported_money_violations,
 )
+from optimizer.check.servers import server_violations
 from optimizer.check.serving import serving_violations
 from optimizer.check.slot_hours import slot_hours_violations
 from optimizer.check.training_demand import training_demand_violations
@@ -163,4 +164,5 @@ def decision_violations(
         *training_demand_violations(scenario, decisions, estimates),
         *recurring_demand_violations(scenario, decisions, estimates),
         *power_violations(scenario, decisions),
+        *server_violations(scenario, decisions),
     ]

@@ -159,6 +159,22 @@ GPUS = Sheet(
             minimum=1,
         ),
         Column(
+            "node_price",
+            ColumnType.NUMBER,
+            "USD per server of max_per_node GPUs (chassis, CPUs, memory, network), bought with owned GPUs; 0 = servers are not planned.",
+            unit="USD",
+            default=0.0,
+            minimum=0,
+        ),
+        Column(
+            "node_power_w",
+            ColumnType.NUMBER,
+            "A server's own draw beyond its GPUs, all month.",
+            unit="W",
+            default=0.0,
+            minimum=0,
+        ),
+        Column(
             "mfu_training",
             ColumnType.NUMBER,
             "This type's training MFU; blank = the Assumptions value.",
@@ -539,6 +555,12 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "what owned GPUs and servers are credited at the horizon: market = resale value"
         " in month T + 1 (model v2 §E)",
         allowed=("market", "book", "none"),
+    ),
+    AssumptionKey(
+        "colocation_per_kw_month",
+        0.0,
+        "USD per kW a month",
+        "a rented rack for owned GPUs and servers, per kW of their power before PUE (about $184: the domain brief)",
     ),
     AssumptionKey(
         "resale_fraction",

@@ -78,6 +78,7 @@ from optimizer.model.families.power import define_power_constraints
 from optimizer.model.families.realtime_demand import define_realtime_demand_constraints
 from optimizer.model.families.recurring_demand import define_recurring_demand_constraints
 from optimizer.model.families.rental_hours import define_rental_hours_constraints
+from optimizer.model.families.servers import define_servers_constraints
 from optimizer.model.families.slot_hours import define_slot_hours_constraints
 from optimizer.model.families.stock import define_stock_constraints
 from optimizer.model.families.training_demand import define_training_demand_constraints
@@ -99,6 +100,7 @@ FAMILIES: tuple[str, ...] = (
     "deadline_slots",
     "rental_hours",
     "stock",
+    "servers",
     "budgets",
     "power",
 )
@@ -198,6 +200,7 @@ def build_model(
         ("deadline_slots", define_deadline_slots_constraints),
         ("rental_hours", define_rental_hours_constraints),
         ("stock", define_stock_constraints),
+        ("servers", define_servers_constraints),
         ("budgets", define_budgets_constraints),
         ("power", define_power_constraints),
     )

@@ -51,6 +51,11 @@ class BuiltModel:
     owned: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # stock levels
     # market residual value only: GPUs of a buy offer sold at the start of a month
     sell: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    # model v2 §E: servers of a type owned (integer level), bought and sold, by (gpu, month)
+    servers: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    server_buy: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    server_sell: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    last_server_month: dict[str, int] = field(default_factory=dict)  # per GPU type
     active: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)  # reserved levels
     last_buy_month: dict[str, int] = field(default_factory=dict)  # per buy offer
     # on-demand and spot offers: paid hours = work there + width * H * replicas there
@@ -122,6 +127,14 @@ class BuiltModel:
         return [
             vc for o in self.buy_offers_of.get(gpu, ()) for vc in self.owned_terms(o, month, coef)
         ]
+
+    def server_terms(self, gpu: str, month: int, coef: float = 1.0) -> Terms:
+        """Servers of type ``gpu`` owned in ``month`` (as :meth:`owned_terms` for GPUs)."""
+        last = self.last_server_month.get(gpu)
+        if last is None or (month > last and self.scenario.assumptions.sells):
+            return []
+        var = self.servers.get((gpu, min(month, last)))
+        return [] if var is None else [(var, coef)]
 
     def active_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:
         """Reserved GPUs of ``offer`` active in ``month``."""

@@ -51,6 +51,26 @@ def resale_value(scenario: Scenario, gpu: str, month: int) -> float:
     return float(a.resale_fraction * reference * decline)
 
 
+def node_resale_value(scenario: Scenario, gpu: Gpu, month: int) -> float:
+    """A server sold with its last GPUs: ``resale_fraction`` of ``node_price`` on the same curve."""
+    a = scenario.assumptions
+    decline = (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
+    return float(a.resale_fraction * gpu.node_price * decline)
+
+
+def server_running_per_month(gpu: Gpu, a: Assumptions) -> float:
+    """USD a month per owned server: maintenance on its price, its own draw all month
+    (with PUE) and the rack space for that draw (model v2 §E)."""
+    maintenance = a.maintenance_per_year / 12.0 * gpu.node_price
+    energy = gpu.node_power_w / 1000.0 * a.pue * a.hours_per_month * a.electricity_per_kwh
+    return maintenance + energy + colocation_per_month(gpu.node_power_w, a)
+
+
+def colocation_per_month(watts: float, a: Assumptions) -> float:
+    """USD a month of rack space for ``watts`` of owned IT power (before PUE)."""
+    return watts / 1000.0 * a.colocation_per_kw_month
+
+
 def reservation_months(offer: Offer, start: int) -> range:
     """Months a reservation of ``offer`` starting in ``start`` is active (and paid)."""
     return range(start, start + (offer.term_months or 0))

@@ -9,13 +9,48 @@ from __future__ import annotations
 
 from optimizer.model.built import BuiltModel, Terms, house_used_terms
 from optimizer.model.costs import (
+    colocation_per_month,
     discount_factor,
     energy_cost_per_hour,
     maintenance_per_month,
+    node_resale_value,
     resale_value,
     reservation_months,
     residual_fraction,
+    server_running_per_month,
 )
+
+
+def _server_terms(built: BuiltModel, df: list[float], tail: list[float]) -> Terms:
+    """Servers: price when bought, running cost while owned, resale or book credit.
+
+    server_buy[g,s]: node_price * df(s)  (- node_price * residual_fraction(s) * df(T), book)
+    servers[g,t]:    (maintenance + own draw + colocation) * df(t); without market
+                     value the last level carries the months to T
+    server_sell[g,t]: -node_resale(t) * df(t); the last level (market) is sold the
+                     month after, or credited at node_resale(T+1) * df(T)
+    """
+    s = built.scenario
+    a = s.assumptions
+    T = s.horizon_months
+    terms: Terms = []
+    for (g, t), v in built.server_buy.items():
+        gpu = s.gpu(g)
+        terms.append((v, gpu.node_price * (df[t] - residual_fraction(a, T, t) * df[T])))
+    for (g, t), v in built.servers.items():
+        gpu = s.gpu(g)
+        running = server_running_per_month(gpu, a)
+        last = built.last_server_month[g]
+        if t < last:
+            terms.append((v, running * df[t]))
+        elif a.sells:
+            end = t + 1 if t < T else T
+            terms.append((v, running * df[t] - node_resale_value(s, gpu, t + 1) * df[end]))
+        else:
+            terms.append((v, running * tail[t]))
+    for (g, t), v in built.server_sell.items():
+        terms.append((v, -node_resale_value(s, s.gpu(g), t) * df[t]))
+    return terms
 
 
 def objective_terms(built: BuiltModel) -> Terms:
@@ -27,6 +62,9 @@ def objective_terms(built: BuiltModel) -> Terms:
     house rep[w,g,k,t]: ce * (1 - idle) * H * k * df(t)  a pinned GPU is used all month)
     rent[o,t]:    price * df(t)
     reserve[o,s]: price * H * sum_{t in term} df(t)
+
+    Owned GPUs' running cost includes the rack space for their TDP
+    (``colocation_per_kw_month``); servers (model v2 §E) see :func:`_server_terms`.
 
     Where owned GPUs can be sold (``residual_value`` market) the running cost
     sits on the stock levels instead, and sales earn the market value:
@@ -51,7 +89,9 @@ def objective_terms(built: BuiltModel) -> Terms:
         o = offers[oid]
         gpu = s.gpu(o.gpu)
         running = (
-            maintenance_per_month(o, a) + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
+            maintenance_per_month(o, a)
+            + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
+            + colocation_per_month(gpu.tdp_w or 0.0, a)
         )
         if a.sells:
             terms.append((v, o.price * df[t]))
@@ -64,6 +104,7 @@ def objective_terms(built: BuiltModel) -> Terms:
         terms.append((v, coef))
     for (oid, t), v in built.sell.items():
         terms.append((v, -resale_value(s, offers[oid].gpu, t) * df[t]))
+    terms += _server_terms(built, df, tail)
     for g in s.gpus:
         used = energy_cost_per_hour(g, a) * (1.0 - a.idle_power_fraction)
         if used:

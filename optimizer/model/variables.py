@@ -22,6 +22,7 @@ from optimizer.results import ServingWidth
 
 def _define_variables(built: BuiltModel, active: dict[str, set[int]]) -> None:
     _define_stock(built, active)
+    _define_servers(built)
     _define_work(built)
     _define_slots(built)
     _define_rent(built)
@@ -65,6 +66,33 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
                         built.active[(o.offer_id, t)] = prob.add_variable(
                             f"active_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
                         )
+
+
+def _define_servers(built: BuiltModel) -> None:
+    """Servers of each type whose servers cost or draw, in every month GPUs can be owned."""
+    s = built.scenario
+    gpos = built.gpu_pos
+    gpu_of = {o.offer_id: o.gpu for o in built.offers}
+    owned_months: dict[str, set[int]] = {}
+    for oid, t in built.owned:
+        owned_months.setdefault(gpu_of[oid], set()).add(t)
+    for g in s.gpus:
+        months = sorted(owned_months.get(g.name, ()))
+        if not g.has_servers or not months:
+            continue
+        j = gpos[g.name]
+        for t in range(months[0], months[-1] + 1):
+            built.servers[(g.name, t)] = built.problem.add_variable(
+                f"servers_g{j}_t{t}", lowBound=0, cat=pulp.LpInteger
+            )
+            built.server_buy[(g.name, t)] = built.problem.add_variable(
+                f"server_buy_g{j}_t{t}", lowBound=0
+            )
+            if s.assumptions.sells and t > months[0]:
+                built.server_sell[(g.name, t)] = built.problem.add_variable(
+                    f"server_sell_g{j}_t{t}", lowBound=0
+                )
+        built.last_server_month[g.name] = months[-1]
 
 
 def place_open(built: BuiltModel, place: Place, month: int) -> bool:

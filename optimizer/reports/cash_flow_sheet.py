@@ -72,7 +72,8 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         j for j, c in enumerate(categories) if any(m.amounts.get(c, 0.0) for m in plan.cash_flow)
     ]
     # Purchases get their own axis: one month's GPUs would flatten every running cost.
-    capex = [j for j in used if categories[j] in (CostCategory.PURCHASE, CostCategory.SALES)]
+    capital = (CostCategory.PURCHASE, CostCategory.NODE, CostCategory.SALES)
+    capex = [j for j in used if categories[j] in capital]
     running = [j for j in used if j not in capex]
     sheet.charts.append(
         Chart(

@@ -25,6 +25,7 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Bought (GPUs)",
             "Sold (GPUs)",
             "Owned (GPUs)",
+            "Servers",
             "Reserved active (GPUs)",
             "On-demand (paid GPU-hours)",
             "Spot (paid GPU-hours)",
@@ -59,14 +60,15 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.number(r, 2, f.bought, Style.INTEGER)
         sheet.number(r, 3, f.sold, Style.INTEGER)
         sheet.number(r, 4, f.owned, Style.INTEGER)
-        sheet.number(r, 5, f.reserved, Style.INTEGER)
-        sheet.number(r, 6, f.rented_hours, Style.HOURS)
-        sheet.number(r, 7, f.spot_hours, Style.HOURS)
-        sheet.number(r, 8, f.owned_utilization, Style.PERCENT)
-    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 8))
+        sheet.number(r, 5, f.servers, Style.INTEGER)
+        sheet.number(r, 6, f.reserved, Style.INTEGER)
+        sheet.number(r, 7, f.rented_hours, Style.HOURS)
+        sheet.number(r, 8, f.spot_hours, Style.HOURS)
+        sheet.number(r, 9, f.owned_utilization, Style.PERCENT)
+    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 9))
     # GPUs in use per type and month, for the chart: rented hours count as GPUs' worth of hours.
     months = sorted({f.month for f in plan.fleet})
-    c0 = 10
+    c0 = 11
     sheet.text(0, c0, "Month", Style.HEADER)
     for j, gpu in enumerate(gpus):
         sheet.text(0, c0 + 1 + j, gpu, Style.HEADER)

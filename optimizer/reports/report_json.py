@@ -38,6 +38,7 @@ def _fleet_row(row: FleetRow) -> dict[str, object]:
         "bought": row.bought,
         "sold": row.sold,
         "owned": row.owned,
+        "servers": row.servers,
         "reserved": row.reserved,
         "rented_hours": _number(row.rented_hours),
         "spot_hours": _number(row.spot_hours),

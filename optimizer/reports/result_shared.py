@@ -20,6 +20,8 @@ CATEGORY_LABELS: dict[CostCategory, str] = {
     CostCategory.ON_DEMAND: "On-demand rent",
     CostCategory.SPOT: "Spot rent",
     CostCategory.RESERVED: "Reserved",
+    CostCategory.NODE: "Servers (capex)",
+    CostCategory.COLOCATION: "Colocation",
     CostCategory.SALES: "Sales (cash in)",
 }
 

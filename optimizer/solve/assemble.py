@@ -61,12 +61,17 @@ def read_decisions(built: BuiltModel) -> Decisions:
     """
     purchases = {k: n for k, v in built.buy.items() if (n := _whole(v))}
     sales = {k: n for k, v in built.sell.items() if (n := _whole(v))}
+    server_purchases = {k: n for k, v in built.server_buy.items() if (n := _whole(v))}
+    server_sales = {k: n for k, v in built.server_sell.items() if (n := _whole(v))}
     T = built.scenario.horizon_months
     if built.scenario.assumptions.sells:
         # What is left after the type's last useful month is sold in the month after.
         for oid, last in built.last_buy_month.items():
             if last < T and (n := _whole(built.owned[(oid, last)])):
                 sales[(oid, last + 1)] = n
+        for g, last in built.last_server_month.items():
+            if last < T and (n := _whole(built.servers[(g, last)])):
+                server_sales[(g, last + 1)] = n
     reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
     replicas = {k: n for k, v in built.replicas.items() if (n := _whole(v))}
     work = {k: h for k, v in built.work.items() if (h := _hours(v))}
@@ -76,6 +81,8 @@ def read_decisions(built: BuiltModel) -> Decisions:
     return Decisions(
         purchases=purchases,
         sales=sales,
+        server_purchases=server_purchases,
+        server_sales=server_sales,
         reservations=reservations,
         replicas=replicas,
         work=work,
@@ -164,6 +171,7 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
                     bought=bought.get(key, 0),
                     owned=n,
                     sold=sold.get(key, 0),
+                    servers=money.servers.get(key, 0),
                     reserved=reserved.get(key, 0),
                     rented_hours=rented.get(key, 0.0),
                     spot_hours=spot.get(key, 0.0),

@@ -10,16 +10,20 @@ coefficients. Plan assembly (``optimizer.solve.assemble``) reports them.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from optimizer.domain import CostCategory, OfferOption, Scenario
+from optimizer.domain import CostCategory, Gpu, OfferOption, Scenario
 from optimizer.model.costs import (
+    colocation_per_month,
     discount_factor,
     energy_cost_per_hour,
     maintenance_per_month,
+    node_resale_value,
     resale_value,
     reservation_months,
     residual_fraction,
+    server_running_per_month,
 )
 from optimizer.results import Decisions
 from optimizer.solve.usage import Usage, usage_of
@@ -36,6 +40,7 @@ class Money:
     owned: dict[tuple[str, int], int]
     active_reserved: dict[tuple[str, int], int]  # (offer id, month)
     usage: Usage
+    servers: dict[tuple[str, int], int]  # (gpu, month) -> servers owned
 
     @property
     def total_cost(self) -> float:
@@ -51,18 +56,29 @@ class Money:
 
 def offer_stock(scenario: Scenario, d: Decisions) -> dict[tuple[str, int], int]:
     """GPUs of each buy offer owned in each month: bought so far minus sold so far."""
+    return _levels(scenario, d.purchases, d.sales)
+
+
+def server_stock(scenario: Scenario, d: Decisions) -> dict[tuple[str, int], int]:
+    """Servers of each GPU type owned in each month: bought so far minus sold so far."""
+    return _levels(scenario, d.server_purchases, d.server_sales)
+
+
+def _levels(
+    scenario: Scenario, bought: Mapping[tuple[str, int], int], sold: Mapping[tuple[str, int], int]
+) -> dict[tuple[str, int], int]:
     change: dict[tuple[str, int], int] = defaultdict(int)
-    for (oid, s), n in d.purchases.items():
-        change[(oid, s)] += n
-    for (oid, s), n in d.sales.items():
-        change[(oid, s)] -= n
+    for (key, s), n in bought.items():
+        change[(key, s)] += n
+    for (key, s), n in sold.items():
+        change[(key, s)] -= n
     stock: dict[tuple[str, int], int] = {}
-    for oid in sorted({oid for oid, _ in change}):
+    for key in sorted({key for key, _ in change}):
         level = 0
         for t in scenario.months:
-            level += change.get((oid, t), 0)
+            level += change.get((key, t), 0)
             if level:
-                stock[(oid, t)] = level
+                stock[(key, t)] = level
     return stock
 
 
@@ -87,6 +103,12 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         cash[t][CostCategory.MAINTENANCE] += maintenance_per_month(o, a) * n
         if t == T and a.sells:
             credit += resale_value(scenario, o.gpu, T + 1) * n
+    servers = server_stock(scenario, d)
+    credit += _server_cash(scenario, d, servers, cash)
+    for g in scenario.gpus:
+        for t in scenario.months:
+            watts = (g.tdp_w or 0.0) * owned.get((g.name, t), 0)
+            cash[t][CostCategory.COLOCATION] += colocation_per_month(watts, a)
     active: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, s), n in d.reservations.items():
         o = offers[oid]
@@ -119,41 +141,103 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         owned=dict(owned),
         active_reserved=dict(active),
         usage=use,
+        servers=servers,
     )
 
 
+def _server_cash(
+    scenario: Scenario,
+    d: Decisions,
+    servers: Mapping[tuple[str, int], int],
+    cash: dict[int, dict[CostCategory, float]],
+) -> float:
+    """Servers' cash into ``cash`` (price, sales, maintenance, own draw, rack space);
+    returns their undiscounted credit at the horizon (model v2 §E)."""
+    a = scenario.assumptions
+    T = scenario.horizon_months
+    credit = 0.0
+    for (g, s), n in d.server_purchases.items():
+        gpu = scenario.gpu(g)
+        cash[s][CostCategory.NODE] += gpu.node_price * n
+        credit += gpu.node_price * residual_fraction(a, T, s) * n
+    for (g, s), n in d.server_sales.items():
+        cash[s][CostCategory.SALES] -= node_resale_value(scenario, scenario.gpu(g), s) * n
+    for (g, t), n in servers.items():
+        gpu = scenario.gpu(g)
+        cash[t][CostCategory.MAINTENANCE] += a.maintenance_per_year / 12.0 * gpu.node_price * n
+        kwh = gpu.node_power_w / 1000.0 * a.pue * a.hours_per_month * n
+        cash[t][CostCategory.ENERGY] += kwh * a.electricity_per_kwh
+        cash[t][CostCategory.COLOCATION] += colocation_per_month(gpu.node_power_w * n, a)
+        if t == T and a.sells:
+            credit += node_resale_value(scenario, gpu, T + 1) * n
+    return credit
+
+
 def capital_costs(s: Scenario, d: Decisions, paid: dict[tuple[str, int], float]) -> None:
-    """Each purchase's net capital cost and the maintenance of what is owned, by type and month.
+    """The net capital cost and upkeep of owned GPUs and servers, by type and month.
 
     book and none: a purchase's price minus its credited book value, spread
     evenly over the months from the purchase to the horizon. market: each
-    offer's purchases net of its sales and its market credit, spread over the
-    GPU-months it was owned (a month takes its share of the offer's GPUs).
+    buy offer's (each type's servers') purchases net of sales and the market
+    credit, spread over the unit-months owned (a month takes its share of the
+    units it holds). Upkeep: GPU maintenance; a server's maintenance, own draw
+    and rack space.
     """
     a = s.assumptions
+    gpu_sources: dict[str, _Source] = {
+        o.offer_id: (o.gpu, o.price, maintenance_per_month(o, a), _gpu_resale(s, o.gpu))
+        for o in s.offers
+    }
+    _spread(s, paid, d.purchases, d.sales, gpu_sources)
+    server_sources: dict[str, _Source] = {
+        g.name: (g.name, g.node_price, server_running_per_month(g, a), _node_resale(s, g))
+        for g in s.gpus
+    }
+    _spread(s, paid, d.server_purchases, d.server_sales, server_sources)
+
+
+# (gpu, price of one unit, upkeep a unit-month, resale value of a unit sold in month t)
+_Source = tuple[str, float, float, Callable[[int], float]]
+
+
+def _gpu_resale(s: Scenario, gpu: str) -> Callable[[int], float]:
+    return lambda t: resale_value(s, gpu, t)
+
+
+def _node_resale(s: Scenario, gpu: Gpu) -> Callable[[int], float]:
+    return lambda t: node_resale_value(s, gpu, t)
+
+
+def _spread(
+    s: Scenario,
+    paid: dict[tuple[str, int], float],
+    bought: Mapping[tuple[str, int], int],
+    sold: Mapping[tuple[str, int], int],
+    sources: Mapping[str, _Source],
+) -> None:
+    a = s.assumptions
     T = s.horizon_months
-    offers = {o.offer_id: o for o in s.offers}
     if not a.sells:
-        for (oid, t0), n in d.purchases.items():
-            o = offers[oid]
-            per_month = o.price * (1.0 - residual_fraction(a, T, t0)) * n / (T - t0 + 1)
+        for (key, t0), n in bought.items():
+            gpu, price, upkeep, _resale = sources[key]
+            per_month = price * (1.0 - residual_fraction(a, T, t0)) * n / (T - t0 + 1)
             for t in range(t0, T + 1):
-                paid[(o.gpu, t)] += per_month + maintenance_per_month(o, a) * n
+                paid[(gpu, t)] += per_month + upkeep * n
         return
-    stock = offer_stock(s, d)
+    stock = _levels(s, bought, sold)
     net: dict[str, float] = defaultdict(float)
-    for (oid, _t), n in d.purchases.items():
-        net[oid] += offers[oid].price * n
-    for (oid, t), n in d.sales.items():
-        net[oid] -= resale_value(s, offers[oid].gpu, t) * n
-    gpu_months: dict[str, int] = defaultdict(int)
-    for (oid, t), n in stock.items():
-        gpu_months[oid] += n
+    for (key, _t), n in bought.items():
+        net[key] += sources[key][1] * n
+    for (key, t), n in sold.items():
+        net[key] -= sources[key][3](t) * n
+    unit_months: dict[str, int] = defaultdict(int)
+    for (key, t), n in stock.items():
+        unit_months[key] += n
         if t == T:
-            net[oid] -= resale_value(s, offers[oid].gpu, T + 1) * n
-    for (oid, t), n in stock.items():
-        o = offers[oid]
-        paid[(o.gpu, t)] += net[oid] * n / gpu_months[oid] + maintenance_per_month(o, a) * n
+            net[key] -= sources[key][3](T + 1) * n
+    for (key, t), n in stock.items():
+        gpu, _price, upkeep, _resale = sources[key]
+        paid[(gpu, t)] += net[key] * n / unit_months[key] + upkeep * n
 
 
 def type_month_costs(
@@ -184,4 +268,6 @@ def type_month_costs(
             if n and ce:
                 used = use.house_hours.get((g.name, t), 0.0)
                 paid[(g.name, t)] += ce * (a.idle_power_fraction * (H * n - used) + used)
+            if n:
+                paid[(g.name, t)] += colocation_per_month((g.tdp_w or 0.0) * n, a)
     return paid, spot

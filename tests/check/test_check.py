@@ -202,6 +202,8 @@ HAND_CASH = {
         C.ON_DEMAND: 3150.0,
         C.SPOT: 0.0,
         C.RESERVED: 0.0,
+        C.NODE: 0.0,
+        C.COLOCATION: 0.0,
         C.SALES: 0.0,
     },
     2: {
@@ -211,6 +213,8 @@ HAND_CASH = {
         C.ON_DEMAND: 1260.0,
         C.SPOT: 0.0,
         C.RESERVED: 1460.0,
+        C.NODE: 0.0,
+        C.COLOCATION: 0.0,
         C.SALES: 0.0,
     },
     3: {
@@ -220,6 +224,8 @@ HAND_CASH = {
         C.ON_DEMAND: 0.0,
         C.SPOT: 200.0,
         C.RESERVED: 1460.0,
+        C.NODE: 0.0,
+        C.COLOCATION: 0.0,
         C.SALES: 0.0,
     },
 }

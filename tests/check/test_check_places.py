@@ -163,6 +163,8 @@ def test_money_to_the_cent() -> None:
             C.ON_DEMAND: 0.0,
             C.SPOT: 470.59,
             C.RESERVED: 2.0 * 730 * 4,
+            C.NODE: 0.0,
+            C.COLOCATION: 0.0,
             C.SALES: 0.0,
         },
         abs=0.005,

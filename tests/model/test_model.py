@@ -45,7 +45,10 @@ def est(
 def tiny() -> tuple[Scenario, list[PairEstimate]]:
     """Every family in three months: two types, every offer kind, every workload kind."""
     s = scenario(
-        [gpu("H100"), gpu("L40S", vram_gb=48.0, tdp_w=350.0, nvlink=False)],
+        [
+            gpu("H100", node_price=40_000.0, node_power_w=1_200.0),
+            gpu("L40S", vram_gb=48.0, tdp_w=350.0, nvlink=False),
+        ],
         [
             offer("H100", "buy", 25_000.0, max_units=4),
             offer("H100", "on_demand", 3.0, max_units=2),
@@ -67,7 +70,7 @@ def tiny() -> tuple[Scenario, list[PairEstimate]]:
             workload("batch", "batch_inference", params_b=8, tokens=1e9, start_month=2),
             workload("chat", "realtime_inference", params_b=8, tokens_per_second=900.0),
         ],
-        assumptions=Assumptions(discount_rate=0.1),
+        assumptions=Assumptions(discount_rate=0.1, colocation_per_kw_month=184.0),
         horizon_months=3,
         budget_capex=60_000.0,
         budget_monthly=9_000.0,

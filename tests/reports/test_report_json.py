@@ -89,6 +89,7 @@ def test_fleet_assignments_options_rows_carry_the_contract_fields() -> None:
         "month": 1,
         "bought": 2,
         "sold": 0,
+        "servers": 0,
         "owned": 2,
         "reserved": 0,
         "rented_hours": 0.0,

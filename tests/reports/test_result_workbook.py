@@ -12,6 +12,7 @@ import openpyxl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from optimizer.domain import CostCategory
@@ -30,6 +31,7 @@ from tests.builders import offer
 from tests.fake_plans import OD_PRICE, fake_plan, fake_run, infeasible_plan
 
 CENT = 0.005
+TOTAL = len(CostCategory) + 1  # the Cash flow's Total column, 0-based
 EVIL = '=HYPERLINK("http://x","y")'
 
 
@@ -175,28 +177,34 @@ def test_cash_flow_cells_and_live_totals(tmp_path: Path) -> None:
         assert row[0] == month.month
         for j, category in enumerate(CostCategory):
             assert row[j + 1] == pytest.approx(month.amounts[category], abs=CENT)
-        assert row[8] == pytest.approx(month.total, abs=CENT)
+        assert row[TOTAL] == pytest.approx(month.total, abs=CENT)
     assert rows[4][0] == "Total"
-    assert rows[4][8] == pytest.approx(plan.cash_out, abs=CENT)  # nothing sold
+    assert rows[4][TOTAL] == pytest.approx(plan.cash_out, abs=CENT)  # nothing sold
     assert rows[4][4] == pytest.approx(plan.costs[CostCategory.ON_DEMAND], abs=CENT)
     formulas = openpyxl.load_workbook(path)["base Cash flow"]
-    assert formulas["I2"].value == "=SUM(B2:H2)"
+    total, last = get_column_letter(TOTAL + 1), get_column_letter(TOTAL)
+    assert formulas[f"{total}2"].value == f"=SUM(B2:{last}2)"
     assert formulas["B5"].value == "=SUM(B2:B4)"
     # Formulas look different from the solver's values.
-    assert formulas["I2"].font.color.rgb != formulas["H2"].font.color.rgb
+    assert formulas[f"{total}2"].font.color.rgb != formulas[f"{last}2"].font.color.rgb
     assert formulas["B2"].number_format == "$#,##0.00"
 
 
 def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     plan = fake_plan()
     wb = _values(_write(tmp_path, fake_run(plan)))
-    fleet = list(wb["base Fleet"].iter_rows(min_row=2, max_col=9, values_only=True))
+    header = [c.value for c in wb["base Fleet"][1]]
+    col = {name: header.index(name) for name in header if name}
+    fleet = list(wb["base Fleet"].iter_rows(min_row=2, max_col=len(col), values_only=True))
     l40s_month2 = next(r for r in fleet if r[0] == "L40S" and r[1] == 2)
-    assert l40s_month2[6] == pytest.approx(200.25) and l40s_month2[8] is None
+    assert l40s_month2[col["On-demand (paid GPU-hours)"]] == pytest.approx(200.25)
+    assert l40s_month2[col["Owned utilisation (%)"]] is None
     h100_month1 = next(r for r in fleet if r[0] == "H100" and r[1] == 1)
-    # bought, sold, owned, reserved
-    assert h100_month1[2:6] == (2, 0, 2, 0) and h100_month1[8] == pytest.approx(1.0)
-    assert wb["base Fleet"]["I2"].number_format == "0.0%"
+    counts = ("Bought (GPUs)", "Sold (GPUs)", "Owned (GPUs)", "Servers", "Reserved active (GPUs)")
+    assert tuple(h100_month1[col[c]] for c in counts) == (2, 0, 2, 0, 0)
+    assert h100_month1[col["Owned utilisation (%)"]] == pytest.approx(1.0)
+    utilisation = get_column_letter(col["Owned utilisation (%)"] + 1)
+    assert wb["base Fleet"][f"{utilisation}2"].number_format == "0.0%"
 
     rows = list(wb["base Assignments"].iter_rows(min_row=2, values_only=True))
     for a, row in zip(plan.assignments, rows, strict=False):
@@ -307,14 +315,16 @@ def test_non_finite_numbers_are_written_blank(tmp_path: Path) -> None:
             for v in row:
                 assert not (isinstance(v, float) and not math.isfinite(v))
     assert _row_by_label(wb["Summary"], "Proven gap (%)")[0] is None
-    assert wb["base Fleet"]["G2"].value is None
+    header = [c.value for c in wb["base Fleet"][1]]
+    on_demand = get_column_letter(header.index("On-demand (paid GPU-hours)") + 1)
+    assert wb["base Fleet"][f"{on_demand}2"].value is None
 
 
 def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     path = _write(tmp_path, fake_run(fake_plan()))
     wb = openpyxl.load_workbook(path)
     assert set(wb["base Cash flow"].tables) == {"CashFlow_1"}
-    assert wb["base Cash flow"].tables["CashFlow_1"].ref == "A1:I4"
+    assert wb["base Cash flow"].tables["CashFlow_1"].ref == f"A1:{get_column_letter(TOTAL + 1)}4"
     assert set(wb["base Options"].tables) == {"Options_1"}
     assert {"Audit_assumptions", "Audit_offers", "Audit_gpus"} <= set(wb["Audit"].tables)
     assert wb["Summary"].freeze_panes == "B2"

@@ -11,7 +11,12 @@ import pulp
 
 from optimizer.domain import OfferOption
 from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Key, Terms, _merge, house_used_terms
-from optimizer.model.costs import energy_cost_per_hour, maintenance_per_month
+from optimizer.model.costs import (
+    colocation_per_month,
+    energy_cost_per_hour,
+    maintenance_per_month,
+    server_running_per_month,
+)
 
 
 def opex_terms(built: BuiltModel, month: int) -> Terms:
@@ -26,6 +31,10 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
             # energy = ce * (idle * (H * own - used) + used); used = H * pinned + work
             terms += built.own_terms(g.name, month, ce * a.idle_power_fraction * H)
             terms += house_used_terms(built, g.name, month, ce * (1.0 - a.idle_power_fraction))
+        if colocation := colocation_per_month(g.tdp_w or 0.0, a):
+            terms += built.own_terms(g.name, month, colocation)
+        if g.has_servers:
+            terms += built.server_terms(g.name, month, server_running_per_month(g, a))
     for o in built.offers:
         if o.option is OfferOption.BUY:
             if m := maintenance_per_month(o, a):
@@ -40,18 +49,20 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
 def define_budgets_constraints(built: BuiltModel) -> None:
     """Budgets, undiscounted (model.md, Budgets); each only when given.
 
-    ``budgets_capex``:       sum_{o,t} price[o] * buy[o,t] <= budget_capex
+    ``budgets_capex``:       sum_{o,t} price[o] * buy[o,t]
+                             + sum_{g,t} node_price[g] * server_buy[g,t] <= budget_capex
     ``budgets_monthly_t{t}``: opex[t] <= budget_monthly for every month
     ``budgets_total``:       capex + sum_t opex[t] <= budget_total
 
-    ``opex[t]`` is energy + maintenance + on-demand + spot + reserved cash of
-    month ``t`` (see :func:`opex_terms`). Elastic (``limits``): ``short`` USD
+    ``opex[t]`` is energy + maintenance + colocation + on-demand + spot +
+    reserved cash of month ``t``, servers' included (see :func:`opex_terms`). Elastic (``limits``): ``short`` USD
     on the right, weighted per budget.
     """
     s = built.scenario
     price = {o.offer_id: o.price for o in built.offers}
     # Sales never loosen a budget (model v2 §E): capex counts every purchase.
     capex: Terms = [(v, price[oid]) for (oid, _t), v in built.buy.items()]
+    capex += [(v, s.gpu(g).node_price) for (g, _t), v in built.server_buy.items()]
 
     def limit(key: str, terms: Terms, rhs: float, month: int | None = None) -> None:
         short_key: Key = ("budget", key) if month is None else ("budget", key, month)

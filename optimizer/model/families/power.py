@@ -15,7 +15,8 @@ from optimizer.model.built import ELASTIC_LIMITS, BuiltModel, Terms, _merge
 def define_power_constraints(built: BuiltModel) -> None:
     """Owned GPUs' draw with PUE fits the power cap.
 
-    ``power_cap``: sum_g tdp_w[g] * pue * own[g,T] <= power_cap_kw * 1000
+    ``power_cap``: sum_g (tdp_w[g] * own[g,T] + node_power_w[g] * servers[g,T]) * pue
+                   <= power_cap_kw * 1000
 
     Where owned GPUs are never sold the stock never falls, so the last month
     is the binding one. Where they can be sold (``residual_value`` market),
@@ -33,6 +34,7 @@ def define_power_constraints(built: BuiltModel) -> None:
         terms: Terms = []
         for g in s.gpus:
             terms += built.own_terms(g.name, t, (g.tdp_w or 0.0) * a.pue)
+            terms += built.server_terms(g.name, t, g.node_power_w * a.pue)
         if a.sells and not terms:
             continue
         if short is not None:
