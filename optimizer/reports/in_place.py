@@ -61,6 +61,7 @@ from optimizer.reports.sheet_grid import (
     absolute_ref,
     fitted_heights,
     fitted_widths,
+    repeated_titles,
 )
 from optimizer.results import RunResult
 
@@ -375,9 +376,10 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         ws.column_dimensions[a1(0, col)[:-1]].width = width
     for row, height in fitted_heights(model, widths).items():
         ws.row_dimensions[row + 1].height = height
-    if model.folded_rows:
-        first, last = model.folded_rows
+    for first, last in model.folded_rows:
         ws.row_dimensions.group(first + 1, last + 1, outline_level=1, hidden=True)
+    if model.hidden:
+        ws.sheet_state = "hidden"
     if model.freeze:
         ws.freeze_panes = a1(*model.freeze)
     _print_setup(ws, model)
@@ -405,18 +407,17 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
         ws.page_setup.orientation = "landscape"
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.page_setup.fitToWidth = model.pages_wide
-    ws.page_setup.fitToHeight = 0
-    if model.freeze:
-        rows, cols = model.freeze
-        if rows:
-            ws.print_title_rows = f"1:{rows}"
-        if cols:
-            ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
+    ws.page_setup.fitToHeight = model.pages_tall
+    rows, cols = repeated_titles(model)
+    if rows:
+        ws.print_title_rows = f"1:{rows}"
+    if cols:
+        ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
     for row in model.page_breaks:
         ws.row_breaks.append(Break(id=row))  # openpyxl breaks after row ``id`` (1-based)
-    if model.print_last_row is not None:
-        last_col = max((col for _row, col in model.cells), default=0)
-        ws.print_area = f"A1:{a1(model.print_last_row, last_col)}"
+    area = model.print_area()
+    if area is not None:
+        ws.print_area = f"{a1(area[0], area[1])}:{a1(area[2], area[3])}"
     ws.oddFooter.left.text = "&A"
     ws.oddFooter.right.text = "Page &P of &N"
 
