@@ -184,7 +184,8 @@ def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
     mix.set_x_axis(x_axis)
     mix.set_y_axis({"name": "GPUs"})
     if hours:
-        mix.set_y2_axis({"name": "paid GPU-hours (dashed)", "num_format": "#,##0"})
+        # From zero, so that a fraction of an hour does not swing across the chart.
+        mix.set_y2_axis({"name": "paid GPU-hours (dashed)", "num_format": "#,##0", "min": 0})
     mix.set_legend({"position": "bottom"})
     # Columns A (36) and B (100) are about 960 px: a chart in each half.
     ws.insert_chart(row, 0, cost, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE})

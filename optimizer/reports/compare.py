@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
+from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.reports.sheet_names import COMPARISON
@@ -184,11 +185,16 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
                 categories=(0, 1, 0, len(plans)),
                 series=tuple(Series((r, 0), (r, 1, r, len(plans))) for r in used),
                 anchor=(row + 1, 0),
+                scale=(1.5, 1.15),  # a little short, so that the sheet fits one landscape page
             )
         )
     sheet.widths[0] = 52
     for j in range(len(plans)):
         sheet.widths[j + 1] = 20
+    # One page with its chart, never the chart cut across two, while the text stays legible:
+    # a few scenarios fit best upright, many across.
+    turn_to_fit(sheet)
+    fit_one_page_when_legible(sheet)
     return sheet
 
 

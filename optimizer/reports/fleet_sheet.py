@@ -136,7 +136,7 @@ def _in_use_block(sheet: SheetModel, plan: Plan, gpus: list[str], c0: int) -> No
             for j in range(1, len(columns) + 1)
         ),
         anchor=(note_row + 3, c0),
-        scale=(1.1, 1.0),
+        scale=(1.45, 1.1),  # about the width of a portrait page: a label per month
     )
     sheet.charts.append(chart)
     end_row, end_col = chart_end(chart, fitted_widths(sheet))

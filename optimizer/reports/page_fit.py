@@ -34,8 +34,8 @@ def chart_end(chart: Chart, widths: dict[int, float]) -> tuple[int, int]:
     return chart.anchor[0] + math.ceil(288 * chart.scale[1] / 20), col - 1
 
 
-def one_page_scale(sheet: SheetModel) -> float:
-    """The print scale at which the sheet's printed area fits one page (at most 1)."""
+def page_scales(sheet: SheetModel) -> tuple[float, float]:
+    """The print scales at which the printed area fits one page's (width, height), at most 1."""
     widths = fitted_widths(sheet)
     heights = fitted_heights(sheet, widths)
     area = sheet.print_area() or (0, 0, sheet.last_row, max((c for _, c in sheet.cells), default=0))
@@ -50,9 +50,25 @@ def one_page_scale(sheet: SheetModel) -> float:
     )
     wide = sum(_column_pt(widths.get(c, 8.43)) for c in range(first_col, last_col + 1))
     page_wide, page_tall = PRINTABLE_PT if sheet.landscape else PRINTABLE_PT[::-1]
-    return min(1.0, page_wide / wide, page_tall / tall)
+    return min(1.0, page_wide / wide), min(1.0, page_tall / tall)
+
+
+def one_page_scale(sheet: SheetModel) -> float:
+    """The print scale at which the sheet's printed area fits one page (at most 1)."""
+    return min(page_scales(sheet))
 
 
 def fit_one_page_when_legible(sheet: SheetModel) -> None:
-    """One page tall when the text stays legible there; else as many pages as it takes."""
-    sheet.pages_tall = 1 if one_page_scale(sheet) >= LEGIBLE_SCALE else 0
+    """One page tall when the text stays legible there, or when the page's width already
+    sets the scale (one page wide); else as many pages as it takes."""
+    wide, tall = page_scales(sheet)
+    sheet.pages_tall = 1 if tall >= min(LEGIBLE_SCALE, wide) else 0
+
+
+def turn_to_fit(sheet: SheetModel) -> None:
+    """Portrait or landscape, whichever prints the sheet on one page at the larger scale."""
+    scales = {}
+    for landscape in (True, False):
+        sheet.landscape = landscape
+        scales[landscape] = one_page_scale(sheet)
+    sheet.landscape = scales[True] >= scales[False]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
-from openpyxl.utils import get_column_letter
 import pytest
+from openpyxl.utils import get_column_letter
 
 from optimizer.analysis.executors import InlineExecutor, open_executor, run_in_order
 from optimizer.analysis.sweep import describe_flips, run_sweep
@@ -453,7 +453,9 @@ def test_one_way_workbook_holds_every_variant_as_numbers(tmp_path: Path) -> None
     assert describe_flips(result)[0] in summary
 
 
-def test_one_way_summary_prints_on_one_page_with_cost_and_mix_charts_marking_flips(tmp_path: Path) -> None:
+def test_one_way_summary_prints_on_one_page_with_cost_and_mix_charts_marking_flips(
+    tmp_path: Path,
+) -> None:
     import zipfile
 
     result = run_sweep(rent_vs_buy(), _od_sweep(points=3), SETTINGS, jobs=1, solve=hand_solve)

@@ -452,3 +452,27 @@ def test_any_user_names_write_and_read_back_as_text(
     options = next(ws for ws in wb.worksheets if ws.title.endswith(" Options"))
     assert (options["A2"].value or "") == cell_text(workload)
     assert options["A2"].value is None or options["A2"].data_type == "s"
+
+
+def test_cash_flow_holds_the_cumulative_cash_of_the_plan_and_each_baseline(tmp_path: Path) -> None:
+    plan = fake_plan("base")
+    run = fake_run(plan)
+    rows = list(_values(_write(tmp_path, run))["base Cash flow"].iter_rows(values_only=True))
+    head = next(i for i, r in enumerate(rows) if i > 0 and r[0] == "Month")
+    assert rows[head - 1][0] == (
+        "Cumulative cash by month (USD, undiscounted): this plan and each simple alternative"
+    )
+    # "buy only" has no plan in fake_run: it gets no column (and no line).
+    assert rows[head][:5] == ("Month", "this plan", "rent only", "best single GPU type", None)
+    baselines = run.baselines["base"]
+    paid = {name: 0.0 for name in ("plan", "rent only", "best single GPU type")}
+    for t, month in enumerate(plan.cash_flow):
+        paid["plan"] += month.total
+        for name in ("rent only", "best single GPU type"):
+            paid[name] += baselines[name].cash_flow[t].total
+        assert rows[head + 1 + t][:4] == (
+            month.month,
+            pytest.approx(paid["plan"], abs=CENT),
+            pytest.approx(paid["rent only"], abs=CENT),
+            pytest.approx(paid["best single GPU type"], abs=CENT),
+        )
