@@ -139,8 +139,9 @@ def error_cells(recalculated: Path, skip: frozenset[str] = frozenset()) -> list[
     return found
 
 
-def printed_pages(path: Path, out_dir: Path) -> list[str]:
-    """The text of each page ``path`` prints as, through LibreOffice's PDF export and pdftotext."""
+def printed_pages_of(paths: Sequence[Path], out_dir: Path) -> dict[Path, list[str]]:
+    """The text of each page each workbook prints as, through LibreOffice's PDF export and
+    pdftotext, all converted by ONE soffice call; the PDFs stay in ``out_dir`` as ``<stem>.pdf``."""
     pdftotext = shutil.which("pdftotext")
     if pdftotext is None:
         if os.environ.get("CI"):
@@ -158,14 +159,17 @@ def printed_pages(path: Path, out_dir: Path) -> list[str]:
                 "pdf",
                 "--outdir",
                 str(out_dir),
-                str(path),
+                *(str(p) for p in paths),
             ],
             capture_output=True,
             timeout=600,
             check=True,
         )
-    pdf = out_dir / (path.stem + ".pdf")
-    text = subprocess.run(
-        [pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
-    ).stdout
-    return text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
+    printed = {}
+    for path in paths:
+        pdf = out_dir / (path.stem + ".pdf")
+        text = subprocess.run(
+            [pdftotext, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        printed[path] = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
+    return printed

@@ -27,6 +27,8 @@ from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.cell_text import cell_text, looks_like_formula
 
 MONEY = "#,##0.00"
+FLEET_WIDTH = 40  # the Variants column that says the fleet in words
+CHART_Y_SCALE = 1.5  # of 288 px: the Summary's two charts, under the sentences, on one page
 HOURS = "#,##0.0"
 
 
@@ -50,8 +52,10 @@ class _Writer:
         self.header = workbook.add_format({"bold": True, "text_wrap": True, "valign": "top"})
         self.text = workbook.add_format({})
         self.quoted = workbook.add_format({"quote_prefix": True})
-        self.money = workbook.add_format({"num_format": MONEY})
-        self.hours = workbook.add_format({"num_format": HOURS})
+        # Top-aligned, level with the first line of a wrapped fleet in the same row.
+        self.money = workbook.add_format({"num_format": MONEY, "valign": "top"})
+        self.hours = workbook.add_format({"num_format": HOURS, "valign": "top"})
+        self.plain = workbook.add_format({"valign": "top"})
         self.title = workbook.add_format({"bold": True, "font_size": 13})
         self.wrap = workbook.add_format({"text_wrap": True, "valign": "top"})
         self.left = workbook.add_format({"align": "left"})
@@ -109,7 +113,9 @@ def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
         # Wrapped text keeps the height it is given: about 95 characters a line here.
         ws.set_row(row, 15 * max(1, math.ceil(len(sentence) / 95)))
     if result.mode is SweepMode.ONE_WAY:
-        _cost_chart(workbook, ws, row + 2, result)
+        _charts(workbook, ws, row + 2, result)
+        # The printed columns end at B; the flip lines' ends are written to their right.
+        ws.print_area(0, 0, row + 2 + math.ceil(288 * CHART_Y_SCALE / 20), 1)
     _print_setup(ws, pages_tall=1)
 
 
@@ -122,26 +128,110 @@ def _print_setup(ws: Any, pages_tall: int = 0, header_rows: int = 0, pages_wide:
     ws.set_footer("&L&A&RPage &P of &N")
 
 
-def _cost_chart(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
-    """Total cost against the varied parameter, from the Variants sheet (one-way sweeps)."""
+def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
+    """Total cost, and the chosen mix, against the varied parameter (one-way sweeps),
+    side by side under the sentences, each with the flip points as dashed vertical lines.
+
+    The charts read the Variants sheet; the flip lines' ends are written to the
+    right of the printed columns (A:B).
+    """
     columns = [c.title for c in _variant_columns(result)]
-    x = 1  # the parameter's column comes right after "variant"
-    y = columns.index("total cost (USD)")
     last = len(result.outcomes)
     spec = result.specs[0]
-    chart = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series(
-        {
-            "name": "total cost",
-            "categories": ["Variants", 1, x, last, x],
-            "values": ["Variants", 1, y, last, y],
+    x_axis = {"name": f"{spec.key} ({spec_unit(spec)})"}
+
+    def from_variants(title: str, **style: object) -> dict[str, object]:
+        col = columns.index(title)
+        return {
+            "name": title,
+            "categories": ["Variants", 1, 1, last, 1],  # the parameter's column
+            "values": ["Variants", 1, col, last, col],
+            **style,
         }
+
+    totals = [o.summary.total_cost for o in result.outcomes if o.summary.total_cost is not None]
+    cost = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    cost.add_series(from_variants("total cost (USD)", name="total cost"))
+    mix = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    gpus, hours = _mix_columns(result, columns)
+    for title, name in gpus:
+        mix.add_series(from_variants(title, name=name))
+    for title, name in hours:
+        mix.add_series(from_variants(title, name=name, y2_axis=True, line={"dash_type": "dash"}))
+    flips = [f.point for f in result.flips if f.key == spec.key and not f.fixed]
+    if flips:
+        most = max(
+            (
+                _of(pairs, gpu)
+                for o in result.outcomes
+                for pairs in (o.summary.fleet.bought, o.summary.fleet.reserved)
+                for gpu, _ in pairs
+            ),
+            default=1.0,
+        )
+        for chart, (low, high) in (
+            (cost, (min(totals, default=0.0), max(totals, default=0.0))),
+            (mix, (0.0, most)),
+        ):
+            chart.add_series(_flip_lines(ws, flips, low, high, 3 if chart is cost else 5))
+    cost.set_title({"name": "Total cost against the varied parameter", "name_font": {"size": 12}})
+    cost.set_x_axis(x_axis)
+    cost.set_y_axis({"name": "total cost (USD)", "num_format": "$#,##0"})
+    cost.set_legend({"position": "bottom"})
+    mix.set_title(
+        {"name": "The chosen mix against the varied parameter", "name_font": {"size": 12}}
     )
-    chart.set_title({"name": "Total cost against the varied parameter", "name_font": {"size": 12}})
-    chart.set_x_axis({"name": f"{spec.key} ({spec_unit(spec)})"})
-    chart.set_y_axis({"name": "total cost (USD)", "num_format": "$#,##0"})
-    chart.set_legend({"none": True})
-    ws.insert_chart(row, 1, chart, {"x_scale": 1.4, "y_scale": 1.1})
+    mix.set_x_axis(x_axis)
+    mix.set_y_axis({"name": "GPUs"})
+    if hours:
+        # From zero, so that a fraction of an hour does not swing across the chart.
+        mix.set_y2_axis({"name": "paid GPU-hours (dashed)", "num_format": "#,##0", "min": 0})
+    mix.set_legend({"position": "bottom"})
+    # Columns A (36) and B (100) are about 960 px: a chart in each half.
+    ws.insert_chart(row, 0, cost, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE})
+    ws.insert_chart(row, 1, mix, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE, "x_offset": 235})
+
+
+Legend = list[tuple[str, str]]  # (Variants column, the series' short name)
+
+
+def _mix_columns(result: SweepResult, columns: list[str]) -> tuple[Legend, Legend]:
+    """Variants columns of the fleet that some variant fills: (GPU counts, GPU-hours)."""
+    gpus, hours = [], []
+    fleet = [o.summary.fleet for o in result.outcomes]
+    for gpu in _gpus_in(result):
+        if any(_of(f.bought, gpu) for f in fleet):
+            gpus.append((f"{gpu} bought (GPUs)", f"{gpu} bought"))
+        if any(_of(f.reserved, gpu) for f in fleet):
+            gpus.append((f"{gpu} reserved (GPUs, most active in a month)", f"{gpu} reserved"))
+        if any(_of(f.rented_hours, gpu) for f in fleet):
+            hours.append((f"{gpu} on-demand (GPU-hours)", f"{gpu} on demand (hours)"))
+        if any(_of(f.spot_hours, gpu) for f in fleet):
+            hours.append((f"{gpu} spot (GPU-hours)", f"{gpu} spot (hours)"))
+    return [c for c in gpus if c[0] in columns], [c for c in hours if c[0] in columns]
+
+
+def _flip_lines(
+    ws: Any, flips: list[float], low: float, high: float, col: int
+) -> dict[str, object]:
+    """A series of vertical lines from ``low`` to ``high`` at each flip point, its ends
+    written in columns ``col`` and ``col + 1`` (a blank row between lines breaks the line)."""
+    ws.write_string(0, col, "plan changes at")
+    ws.write_string(0, col + 1, "line end")
+    r = 1
+    for x in flips:
+        for y in (low, high):
+            ws.write_number(r, col, x)
+            ws.write_number(r, col + 1, y)
+            r += 1
+        r += 1
+    return {
+        "name": "plan changes",
+        "categories": ["Summary", 1, col, r - 2, col],
+        "values": ["Summary", 1, col + 1, r - 2, col + 1],
+        "line": {"color": "#C00000", "dash_type": "dash", "width": 1.25},
+        "marker": {"type": "none"},
+    }
 
 
 def _mode_words(result: SweepResult) -> str:
@@ -240,20 +330,23 @@ def _gpus_in(result: SweepResult) -> list[str]:
 def _variants_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     ws = workbook.add_worksheet("Variants")
     columns = _variant_columns(result)
-    formats = {"number": None, "money": w.money, "hours": w.hours}
+    formats = {"number": w.plain, "money": w.money, "hours": w.hours}
     for c, column in enumerate(columns):
         w.string(ws, 0, c, column.title, w.header)
-        ws.set_column(c, c, 40 if column.title == "fleet" else 14)
+        ws.set_column(c, c, FLEET_WIDTH if column.title == "fleet" else 14)
     for r, outcome in enumerate(result.outcomes, start=1):
         for c, column in enumerate(columns):
             value = column.value(outcome)
             if column.needs_plan and not outcome.summary.status.has_plan:
                 continue
             if column.fmt == "text":
-                w.string(ws, r, c, value)
+                w.string(ws, r, c, value, w.wrap)
             else:
                 w.number(ws, r, c, value, formats[column.fmt])
-    ws.set_row(0, 45)
+        # Wrapped text keeps the height it is given: about 46 letters a line of the fleet.
+        ws.set_row(r, 15 * max(1, math.ceil(len(_fleet_text(outcome)) / 46)))
+    # Bold headers, about 12 letters a line of a 14-wide column.
+    ws.set_row(0, 15 * max(math.ceil(len(c.title) / 12) for c in columns))
     ws.freeze_panes(1, 1 + len(result.specs))
     ws.autofilter(0, 0, len(result.outcomes), len(columns) - 1)
     # About 14 columns a page stay legible; the variant and parameters repeat on each.

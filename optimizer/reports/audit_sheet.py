@@ -14,7 +14,13 @@ from pathlib import Path
 
 from optimizer.domain import Kind, Offer, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
-from optimizer.reports.sheet_grid import TEXT_STYLES, SheetModel, Style, Table
+from optimizer.reports.page_fit import fit_one_page_when_legible
+from optimizer.reports.sheet_grid import (
+    TEXT_STYLES,
+    SheetModel,
+    Style,
+    Table,
+)
 from optimizer.reports.sheet_names import AUDIT
 from optimizer.results import RunResult
 
@@ -36,6 +42,7 @@ class _Blocks:
     def __init__(self, sheet: SheetModel) -> None:
         self.sheet = sheet
         self.row = 0
+        self.printed_last_col = 0  # the widest block that is not folded
 
     def block(
         self,
@@ -43,7 +50,9 @@ class _Blocks:
         table_name: str,
         headers: Sequence[str],
         rows: Sequence[Sequence[tuple[object, Style]]],
+        fold: bool = False,
     ) -> None:
+        """``fold``: the table (header and rows) is folded away under its title: kept, not printed."""
         s = self.sheet
         s.text(self.row, 0, title, Style.SECTION)
         head = self.row + 1
@@ -55,7 +64,19 @@ class _Blocks:
             s.tables.append(Table(table_name, head, 0, head + len(rows), len(headers) - 1))
         else:
             s.text(head + 1, 0, "none", Style.NOTE)
-        self.row = head + max(len(rows), 1) + 2
+        if fold and rows:
+            s.folded_rows.append((head, head + len(rows)))
+            s.text(
+                head + len(rows) + 1,
+                0,
+                f"{len(rows)} rows folded away: click + at the left (or Data › Show detail) "
+                "to show them.",
+                Style.NOTE,
+            )
+            self.row = head + len(rows) + 3
+        else:
+            self.printed_last_col = max(self.printed_last_col, len(headers) - 1)
+            self.row = head + max(len(rows), 1) + 2
 
 
 def _put(sheet: SheetModel, row: int, col: int, value: object, style: Style) -> None:
@@ -75,11 +96,13 @@ def _price_unit(offer: Offer) -> str:
 
 
 def audit_sheet(run: RunResult) -> SheetModel:
-    # Many columns of long text: two pages wide keeps the print legible.
-    sheet = SheetModel(AUDIT, freeze=(0, 1), pages_wide=2)
+    # Printed last, on one page while legible: the run, the files, the solves and the
+    # scenarios' settings; the long tables of inputs as the solver saw them are folded.
+    sheet = SheetModel(AUDIT, freeze=(0, 1))
     blocks = _Blocks(sheet)
+    # Text wraps inside set widths, so the printed blocks fit one page across.
     T, W, N, INT, M, P = (
-        Style.TEXT,
+        Style.WRAP,
         Style.WRAP,
         Style.NUMBER,
         Style.INTEGER,
@@ -161,6 +184,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
         "Audit_assumptions",
         ["Scenario", "Key", "Value", "Unit", "Source"],
         assumption_rows,
+        fold=True,
     )
     blocks.block(
         "Scenario settings",
@@ -222,6 +246,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
             for p in run.plans
             for g in p.scenario.gpus
         ],
+        fold=True,
     )
     blocks.block(
         "Offers (after scenario overrides)",
@@ -258,6 +283,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
             for p in run.plans
             for o in p.scenario.offers
         ],
+        fold=True,
     )
     blocks.block(
         "Workloads",
@@ -298,5 +324,11 @@ def audit_sheet(run: RunResult) -> SheetModel:
             for p in run.plans
             for w in p.scenario.workloads
         ],
+        fold=True,
     )
+    sheet.print_columns = (0, blocks.printed_last_col)
+    # The item or scenario, then values as wide as a SHA-256, then narrow columns.
+    sheet.widths.update({0: 28, 1: 66})
+    sheet.widths.update({c: 13 for c in range(2, blocks.printed_last_col + 1)})
+    fit_one_page_when_legible(sheet)
     return sheet

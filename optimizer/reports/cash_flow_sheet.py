@@ -1,19 +1,44 @@
 """A scenario's ``Cash flow`` sheet: undiscounted cash by month and category.
 
-Takes one :class:`Plan` and hands on a :class:`SheetModel` with a row per
-month, live totals, the residual credit, the net cash and a stacked chart.
+Takes one :class:`Plan` and its baselines and hands on a :class:`SheetModel`
+with a row per month, live totals, the residual credit, the net cash, and
+two charts side by side under the table: the monthly cash stacked by
+category, and the cumulative cash of the plan against each simple
+alternative (the chart's data sits below the printed page). The sheet
+prints on one portrait page while that stays legible.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
+from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
+from optimizer.reports.at_a_glance import cumulative_cash
+from optimizer.reports.page_fit import chart_end, fit_one_page_when_legible
 from optimizer.reports.result_shared import CATEGORY_LABELS, _no_plan_note
-from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, Table, a1, column_letter
+from optimizer.reports.sheet_grid import (
+    Chart,
+    Series,
+    SheetModel,
+    Style,
+    Table,
+    a1,
+    column_letter,
+    finite_or_none,
+    fitted_widths,
+)
 from optimizer.results import Plan
 
+MONEY_WIDTH = 13  # a money column under a header wrapped onto two lines
+CHART_HEIGHT = 1.2  # of the default 288 px: two charts side by side under 36 months of table
 
-def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
-    sheet = SheetModel(name, freeze=(1, 1))
+
+def _cash_flow_sheet(
+    plan: Plan, name: str, index: int, baselines: Mapping[str, Plan] | None = None
+) -> SheetModel:
+    sheet = SheetModel(name, freeze=(1, 1), landscape=False)
     categories = list(CostCategory)
     total_col = len(categories) + 1
     sheet.header(
@@ -61,13 +86,17 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sum(m.total for m in plan.cash_flow) - credit,
         Style.TOTAL_MONEY_FORMULA,
     )
-    sheet.text(
-        tr + 4,
-        0,
-        "Undiscounted cash by month; purchases are paid at the start of their month. "
-        "The Summary's category costs are present values when the discount rate > 0.",
-        Style.NOTE,
-    )
+    # Two short lines: a note runs over the empty cells to its right, up to the page's edge.
+    for i, note in enumerate(
+        (
+            "Undiscounted cash by month; purchases are paid at the start of their month.",
+            "The Summary's category costs are present values when the discount rate > 0.",
+        )
+    ):
+        sheet.text(tr + 4 + i, 0, note, Style.NOTE)
+    sheet.widths[0] = 10
+    for j in range(1, total_col + 1):
+        sheet.widths[j] = MONEY_WIDTH
     used = [
         j for j, c in enumerate(categories) if any(m.amounts.get(c, 0.0) for m in plan.cash_flow)
     ]
@@ -75,24 +104,82 @@ def _cash_flow_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     capital = (CostCategory.PURCHASE, CostCategory.NODE, CostCategory.SALES)
     capex = [j for j in used if categories[j] in capital]
     running = [j for j in used if j not in capex]
-    sheet.charts.append(
-        Chart(
-            kind="stacked_column",
-            title="Monthly cash: running costs stacked (left), purchases (right)",
-            y_axis="USD a month, running costs",
-            y_format="$#,##0",
-            categories=(first, 0, last, 0),
-            series=tuple(
-                Series((0, j + 1), (first, j + 1, last, j + 1)) for j in running or used or [0]
-            ),
-            secondary=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in capex)
-            if running
-            else (),
-            y2_axis="USD a month, purchases",
-            # Below the table (a printed page keeps the table readable), on a page of its own.
-            anchor=(tr + 6, 0),
-        )
+    # Two charts side by side under the table, each about half its width.
+    half = math.ceil((total_col + 1) / 2)
+    widths = fitted_widths(sheet)
+    px = [widths.get(c, 8.43) * 7 + 5 for c in range(total_col + 1)]
+    chart_row = tr + 7
+    monthly = Chart(
+        kind="stacked_column",
+        title="Monthly cash: running costs (left), purchases (right)",
+        y_axis="USD a month, running costs",
+        y_format="$#,##0",
+        categories=(first, 0, last, 0),
+        series=tuple(
+            Series((0, j + 1), (first, j + 1, last, j + 1)) for j in running or used or [0]
+        ),
+        secondary=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in capex)
+        if running
+        else (),
+        y2_axis="USD a month, purchases",
+        anchor=(chart_row, 0),
+        scale=(sum(px[:half]) / 480 * 0.97, CHART_HEIGHT),
     )
-    sheet.page_breaks.append(tr + 6)
-    sheet.widths[0] = 10
+    sheet.charts.append(monthly)
+    # The printed page ends under the charts; the cumulative chart's data follows.
+    sheet.print_last_row = chart_end(monthly, widths)[0]
+    columns = _cumulative_columns(plan, baselines or {})
+    if len(columns) > 1:
+        head = _cumulative_table(sheet, plan, columns, sheet.print_last_row + 2)
+        months = len(plan.cash_flow)
+        sheet.charts.append(
+            Chart(
+                kind="line",
+                title="Cumulative cash: this plan against each simple alternative",
+                y_axis="USD paid so far",
+                y_format="$#,##0",
+                categories=(head + 1, 0, head + months, 0),
+                series=tuple(
+                    Series((head, j), (head + 1, j, head + months, j))
+                    for j in range(1, len(columns) + 1)
+                ),
+                anchor=(chart_row, half),
+                scale=(sum(px[half:]) / 480 * 0.97, CHART_HEIGHT),
+            )
+        )
+    fit_one_page_when_legible(sheet)
     return sheet
+
+
+def _cumulative_columns(plan: Plan, baselines: Mapping[str, Plan]) -> list[tuple[str, list[float]]]:
+    """(name, cumulative cash by month) for the plan and each alternative that has a plan."""
+    columns = []
+    for label, other in (("this plan", plan), *((n, baselines.get(n)) for n in BASELINE_NAMES)):
+        cash = cumulative_cash(other) if other is not None else None
+        if (
+            cash
+            and len(cash) == len(plan.cash_flow)
+            and all(finite_or_none(x) is not None for x in cash)
+        ):
+            columns.append((label, cash))
+    return columns
+
+
+def _cumulative_table(
+    sheet: SheetModel, plan: Plan, columns: list[tuple[str, list[float]]], row: int
+) -> int:
+    """Writes the table at ``row``; returns the row of its column headers."""
+    sheet.text(
+        row,
+        0,
+        "Cumulative cash by month (USD, undiscounted): this plan and each simple alternative",
+        Style.SECTION,
+    )
+    sheet.text(row + 1, 0, "Month", Style.HEADER)
+    for j, (label, cash) in enumerate(columns, start=1):
+        sheet.text(row + 1, j, label, Style.COLUMN_HEADER)
+        for t, value in enumerate(cash):
+            sheet.number(row + 2 + t, j, value, Style.MONEY)
+    for t, month in enumerate(plan.cash_flow):
+        sheet.number(row + 2 + t, 0, month.month, Style.INTEGER)
+    return row + 1

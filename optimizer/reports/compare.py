@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from optimizer.domain import CostCategory, OfferOption
+from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.reports.sheet_names import COMPARISON
@@ -55,8 +56,13 @@ def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
     ]
     for category in CostCategory:
         values = [p.costs.get(category, 0.0) if p.status.has_plan else None for p in plans]
+        if category in V2_CATEGORIES and not any(values):
+            continue  # servers, rack space, sales: shown where some plan has them
         rows.append((f"{CATEGORY_LABELS[category]} (USD, {basis})", values))
     return rows
+
+
+V2_CATEGORIES = (CostCategory.NODE, CostCategory.COLOCATION, CostCategory.SALES)
 
 
 def _setting_rows(plans: Sequence[Plan]) -> list[tuple[str, list[object], Style]]:
@@ -184,11 +190,16 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
                 categories=(0, 1, 0, len(plans)),
                 series=tuple(Series((r, 0), (r, 1, r, len(plans))) for r in used),
                 anchor=(row + 1, 0),
+                scale=(1.5, 1.15),  # a little short, so that the sheet fits one landscape page
             )
         )
     sheet.widths[0] = 52
     for j in range(len(plans)):
         sheet.widths[j + 1] = 20
+    # One page with its chart, never the chart cut across two, while the text stays legible:
+    # a few scenarios fit best upright, many across.
+    turn_to_fit(sheet)
+    fit_one_page_when_legible(sheet)
     return sheet
 
 

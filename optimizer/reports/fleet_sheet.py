@@ -1,21 +1,32 @@
 """A scenario's ``Fleet`` sheet: GPUs bought, sold, owned, reserved and rented per type and month.
 
 Takes one :class:`Plan` and hands on a :class:`SheetModel` with the fleet
-table (GPU types the plan uses) and a chart of GPUs in use by type. Where
+table (GPU types the plan uses) and, to its right, GPUs in use per month by
+type and place (owned, reserved, on demand, spot) with their chart: that
+block is the printed page, on one portrait page while legible. Where
 those GPUs are held, place by place, is on the ``Places`` sheet
 (``places_sheet``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from optimizer.reports.page_fit import chart_end, fit_one_page_when_legible
 from optimizer.reports.result_shared import _no_plan_note, used_gpu_names
-from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, Table
-from optimizer.results import Plan
+from optimizer.reports.sheet_grid import (
+    Chart,
+    Series,
+    SheetModel,
+    Style,
+    Table,
+    fitted_widths,
+)
+from optimizer.results import FleetRow, Plan
 
 
 def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
-    sheet = SheetModel(name, freeze=(1, 2))
-    hours = plan.scenario.assumptions.hours_per_month
+    sheet = SheetModel(name, freeze=(1, 2), landscape=False)
     sheet.header(
         0,
         0,
@@ -66,42 +77,73 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.number(r, 8, f.spot_hours, Style.HOURS)
         sheet.number(r, 9, f.owned_utilization, Style.PERCENT)
     sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 9))
-    # GPUs in use per type and month, for the chart: rented hours count as GPUs' worth of hours.
+    _in_use_block(sheet, plan, gpus, c0=11)
+    return sheet
+
+
+# How GPUs are held, for the chart: (label, GPUs in use from a fleet row and the hours a month).
+PLACES_IN_USE: tuple[tuple[str, Callable[[FleetRow, float], float]], ...] = (
+    ("owned", lambda f, hours: f.owned),
+    ("reserved", lambda f, hours: f.reserved),
+    ("on demand", lambda f, hours: f.rented_hours / hours),
+    ("spot", lambda f, hours: f.spot_hours / hours),
+)
+
+
+def _in_use_block(sheet: SheetModel, plan: Plan, gpus: list[str], c0: int) -> None:
+    """GPUs in use per month by type and place, and its chart: the printed page of the sheet.
+
+    The fleet table at the left is on screen only; this block says the same
+    per month in GPUs, one column per type and place the plan uses.
+    """
+    hours = plan.scenario.assumptions.hours_per_month
     months = sorted({f.month for f in plan.fleet})
-    c0 = 11
-    sheet.text(0, c0, "Month", Style.HEADER)
-    for j, gpu in enumerate(gpus):
-        sheet.text(0, c0 + 1 + j, gpu, Style.HEADER)
     by_key = {(f.gpu, f.month): f for f in plan.fleet}
+    columns = [
+        (
+            f"{gpu} {place}",
+            [get(by_key[(gpu, m)], hours) if (gpu, m) in by_key else 0.0 for m in months],
+        )
+        for gpu in gpus
+        for place, get in PLACES_IN_USE
+        if any(get(f, hours) for f in plan.fleet if f.gpu == gpu)
+    ]
+    sheet.text(0, c0, "Month", Style.HEADER)
     for i, month in enumerate(months):
         sheet.number(i + 1, c0, month, Style.INTEGER)
-        for j, gpu in enumerate(gpus):
-            held = by_key.get((gpu, month))
-            in_use = (
-                None
-                if held is None
-                else held.owned + held.reserved + (held.rented_hours + held.spot_hours) / hours
-            )
-            sheet.number(i + 1, c0 + 1 + j, in_use, Style.NUMBER)
+    for j, (label, values) in enumerate(columns, start=1):
+        sheet.text(0, c0 + j, label, Style.COLUMN_HEADER)
+        sheet.widths[c0 + j] = 11
+        for i, value in enumerate(values):
+            sheet.number(i + 1, c0 + j, value, Style.NUMBER)
     note_row = len(months) + 2
     sheet.text(
         note_row,
         c0,
-        f"GPUs in use = owned + reserved + paid rented hours ÷ {hours:g} hours a month.",
+        f"GPUs in use = owned, reserved, or paid rented hours ÷ {hours:g} hours a month.",
         Style.NOTE,
     )
-    sheet.charts.append(
-        Chart(
-            kind="stacked_column",
-            title="GPUs in use by type",
-            y_axis="GPUs",
-            y_format="#,##0",
-            categories=(1, c0, len(months), c0),
-            series=tuple(
-                Series((0, c0 + 1 + j), (1, c0 + 1 + j, len(months), c0 + 1 + j))
-                for j in range(len(gpus))
-            ),
-            anchor=(note_row + 2, c0),
-        )
+    sheet.text(
+        note_row + 1,
+        c0,
+        "The table at the left (each GPU type by month, with hours and utilisation) is not printed.",
+        Style.NOTE,
     )
-    return sheet
+    chart = Chart(
+        kind="stacked_column",
+        title="GPUs in use by type and place",
+        y_axis="GPUs",
+        y_format="#,##0",
+        categories=(1, c0, len(months), c0),
+        series=tuple(
+            Series((0, c0 + j), (1, c0 + j, len(months), c0 + j))
+            for j in range(1, len(columns) + 1)
+        ),
+        anchor=(note_row + 3, c0),
+        scale=(1.45, 1.1),  # about the width of a portrait page: a label per month
+    )
+    sheet.charts.append(chart)
+    end_row, end_col = chart_end(chart, fitted_widths(sheet))
+    sheet.print_last_row = end_row
+    sheet.print_columns = (c0, max(end_col, c0 + len(columns)))
+    fit_one_page_when_legible(sheet)

@@ -37,6 +37,14 @@ from defusedxml import ElementTree
 from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.chart.data_source import StrRef
 from openpyxl.chart.series import SeriesLabel
+from openpyxl.chart.text import RichText, Text
+from openpyxl.chart.title import Title
+from openpyxl.drawing.text import (
+    CharacterProperties,
+    Paragraph,
+    ParagraphProperties,
+    RegularTextRun,
+)
 from openpyxl.packaging.custom import StringProperty
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.workbook.defined_name import DefinedName
@@ -61,6 +69,7 @@ from optimizer.reports.sheet_grid import (
     absolute_ref,
     fitted_heights,
     fitted_widths,
+    repeated_titles,
 )
 from optimizer.results import RunResult
 
@@ -375,9 +384,10 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         ws.column_dimensions[a1(0, col)[:-1]].width = width
     for row, height in fitted_heights(model, widths).items():
         ws.row_dimensions[row + 1].height = height
-    if model.folded_rows:
-        first, last = model.folded_rows
+    for first, last in model.folded_rows:
         ws.row_dimensions.group(first + 1, last + 1, outline_level=1, hidden=True)
+    if model.hidden:
+        ws.sheet_state = "hidden"
     if model.freeze:
         ws.freeze_panes = a1(*model.freeze)
     _print_setup(ws, model)
@@ -405,20 +415,28 @@ def _print_setup(ws: Any, model: SheetModel) -> None:
         ws.page_setup.orientation = "landscape"
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.page_setup.fitToWidth = model.pages_wide
-    ws.page_setup.fitToHeight = 0
-    if model.freeze:
-        rows, cols = model.freeze
-        if rows:
-            ws.print_title_rows = f"1:{rows}"
-        if cols:
-            ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
+    ws.page_setup.fitToHeight = model.pages_tall
+    rows, cols = repeated_titles(model)
+    if rows:
+        ws.print_title_rows = f"1:{rows}"
+    if cols:
+        ws.print_title_cols = f"A:{a1(0, cols - 1)[:-1]}"
     for row in model.page_breaks:
         ws.row_breaks.append(Break(id=row))  # openpyxl breaks after row ``id`` (1-based)
-    if model.print_last_row is not None:
-        last_col = max((col for _row, col in model.cells), default=0)
-        ws.print_area = f"A1:{a1(model.print_last_row, last_col)}"
+    area = model.print_area()
+    if area is not None:
+        ws.print_area = f"{a1(area[0], area[1])}:{a1(area[2], area[3])}"
     ws.oddFooter.left.text = "&A"
     ws.oddFooter.right.text = "Page &P of &N"
+
+
+def _title(text: str) -> Title:
+    """A chart title in 12-point bold, as XlsxWriter's (openpyxl's default is 18 points)."""
+    font = CharacterProperties(sz=1200, b=True)
+    paragraph = Paragraph(
+        pPr=ParagraphProperties(defRPr=font), r=[RegularTextRun(rPr=font, t=text)]
+    )
+    return Title(tx=Text(rich=RichText(p=[paragraph])), overlay=False)
 
 
 def _chart(ws: Worksheet, spec: Chart) -> BarChart | LineChart:
@@ -430,7 +448,9 @@ def _chart(ws: Worksheet, spec: Chart) -> BarChart | LineChart:
         chart.type = "col"
         chart.grouping = "stacked"
         chart.overlap = 100
-    chart.title = spec.title
+        chart.gapWidth = 50
+    chart.title = _title(spec.title)
+    chart.legend.position = "b"  # under the plot, as XlsxWriter's: beside it squeezes the plot
     chart.x_axis.title = spec.x_axis
     chart.x_axis.tickLblPos = "low"  # month labels along the bottom, below any negative values
     chart.y_axis.title = spec.y_axis

@@ -145,7 +145,8 @@ def _is_chosen(
 
 
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
-    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 15 columns: two pages stay legible
+    # 15 columns: two pages wide stay legible.
+    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)
     sheet.header(
         0,
         0,
@@ -179,7 +180,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     lines = sorted(option_lines(plan), key=lambda line: not _is_chosen(line, chosen, served))
     used = sum(1 for line in lines if _is_chosen(line, chosen, served))
     if 0 < used < len(lines):
-        sheet.folded_rows = (used + 1, len(lines))
+        sheet.folded_rows = [(used + 1, len(lines))]
     for i, line in enumerate(lines):
         r = i + 1
         o = line.pair

@@ -2,8 +2,9 @@
 
 :func:`build_result_sheets` lays a :class:`RunResult` out as grids
 (``optimizer.reports.sheet_grid``); :func:`write_result_workbook` renders them with
-XlsxWriter. Sheets: ``Summary`` (one column per scenario), ``Audit``, then per
-scenario ``Cash flow``, ``Fleet``, ``Places``, ``Assignments`` and ``Options``. Live
+XlsxWriter. Sheets: ``Summary`` (one column per scenario), then per scenario
+``Cash flow``, ``Fleet`` and the hidden ``Places``, ``Assignments`` and
+``Options``, then ``Audit``. Live
 formulas (totals, savings, unit costs) carry the solver's numbers as their
 cached values, so every reader sees numbers without recalculating.
 Each sheet is laid out by its own module (``summary_sheet``, ``audit_sheet``,
@@ -29,23 +30,32 @@ from optimizer.results import RunResult
 
 
 def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[SheetModel]:
-    """Every sheet of the result workbook, in order: Summary, Audit, then five per scenario.
+    """Every sheet of the result workbook, in order: Summary, five per scenario, then Audit.
 
-    ``taken``: names of sheets already in the workbook (``--in-place``) that
-    the result sheets must not take.
+    What finance prints comes first: the Summary, and each scenario's Cash
+    flow and Fleet. The engineering detail follows: Places, Assignments and
+    Options are hidden (kept whole, shown by Unhide, not printed) and the
+    Audit prints last. ``taken``: names of sheets already in the workbook
+    (``--in-place``) that the result sheets must not take.
     """
     names = result_sheet_names((p.name for p in run.plans), taken)
     summary, audit = _summary_sheet(run, names.audit), audit_sheet(run)
     summary.name, audit.name = names.summary, names.audit
-    sheets = [summary, audit]
+    sheets = [summary]
     for index, plan in enumerate(run.plans, start=1):
         n = names.scenarios[plan.name]
-        sheets.append(_cash_flow_sheet(plan, n["Cash flow"], index))
+        baselines = run.baselines.get(plan.name, {})
+        sheets.append(_cash_flow_sheet(plan, n["Cash flow"], index, baselines))
         sheets.append(_fleet_sheet(plan, n["Fleet"], index))
-        sheets.append(_places_sheet(plan, n["Places"], index))
-        sheets.append(_assignments_sheet(plan, n["Assignments"], index))
-        sheets.append(_options_sheet(plan, n["Options"], index))
-    return sheets
+        detail = [
+            _places_sheet(plan, n["Places"], index),
+            _assignments_sheet(plan, n["Assignments"], index),
+            _options_sheet(plan, n["Options"], index),
+        ]
+        for sheet in detail:
+            sheet.hidden = True
+        sheets += detail
+    return [*sheets, audit]
 
 
 def write_result_workbook(path: Path, run: RunResult) -> None:

@@ -142,12 +142,17 @@ class SheetModel:
     widths: dict[int, float] = field(default_factory=dict)  # set ones win over fitted ones
     # Printing: landscape, one page wide, the frozen header rows and columns on every page.
     landscape: bool = True
-    pages_wide: int = 1  # printed as wide as this many pages, as tall as it takes
+    pages_wide: int = 1  # printed as wide as this many pages
+    pages_tall: int = 0  # and as tall as this many (0: as tall as it takes)
     page_breaks: list[int] = field(default_factory=list)  # rows that start a printed page
     # Rows after this one stay in the workbook but are not printed (a chart's data table).
     print_last_row: int | None = None
-    # Rows (first, last) folded away under an outline "+": kept, shown on a click, not printed.
-    folded_rows: tuple[int, int] | None = None
+    # The printed columns (first, last) when not all are: the rest is on screen only.
+    print_columns: tuple[int, int] | None = None
+    # Row ranges (first, last) folded away under an outline "+": kept, shown on a click, not printed.
+    folded_rows: list[tuple[int, int]] = field(default_factory=list)
+    # A detail sheet kept in the workbook (Unhide shows it) but left out of the printed document.
+    hidden: bool = False
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -170,6 +175,18 @@ class SheetModel:
     @property
     def last_row(self) -> int:
         return max((r for r, _ in self.cells), default=0)
+
+    def print_area(self) -> tuple[int, int, int, int] | None:
+        """(first row, first col, last row, last col) printed, or None when all of it is."""
+        if self.print_last_row is None and self.print_columns is None:
+            return None
+        last_col = max((col for _row, col in self.cells), default=0)
+        first_col, last_col = self.print_columns or (0, last_col)
+        last_row = self.last_row if self.print_last_row is None else self.print_last_row
+        return 0, first_col, last_row, last_col
+
+    def folded(self) -> set[int]:
+        return {r for first, last in self.folded_rows for r in range(first, last + 1)}
 
 
 def finite_or_none(value: float | int | None) -> float | int | None:
@@ -335,16 +352,17 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
         for col, width in widths.items():
             ws.set_column(col, col, width)
         heights = fitted_heights(model, widths)
-        folded = range(model.folded_rows[0], model.folded_rows[1] + 1) if model.folded_rows else ()
-        for row in sorted(set(heights) | set(folded)):
+        folded = model.folded()
+        for row in sorted(set(heights) | folded):
             if row in folded:
                 ws.set_row(row, heights.get(row), None, {"level": 1, "hidden": True})
             else:
                 ws.set_row(row, heights[row])
-        if model.folded_rows:
+        for _first, last in model.folded_rows:
             # The "+" that unfolds them sits on the row below the group.
-            after = model.folded_rows[1] + 1
-            ws.set_row(after, heights.get(after), None, {"collapsed": True})
+            ws.set_row(last + 1, heights.get(last + 1), None, {"collapsed": True})
+        if model.hidden:
+            ws.hide()
         for (row, col), cell in sorted(model.cells.items()):
             style = cell.style
             if isinstance(cell.value, str) and style not in TEXT_STYLES:
@@ -382,21 +400,28 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
 def _print_setup(ws: Any, model: SheetModel) -> None:
     if model.landscape:
         ws.set_landscape()
-    ws.fit_to_pages(model.pages_wide, 0)
+    ws.fit_to_pages(model.pages_wide, model.pages_tall)
     if model.page_breaks:
         ws.set_h_pagebreaks(model.page_breaks)
     ws.set_margins(left=0.4, right=0.4, top=0.6, bottom=0.6)
-    if model.print_last_row is not None:
-        last_col = max((col for _row, col in model.cells), default=0)
-        ws.print_area(0, 0, model.print_last_row, last_col)
-    if model.freeze:
-        rows, cols = model.freeze
-        if rows:
-            ws.repeat_rows(0, rows - 1)
-        if cols:
-            ws.repeat_columns(0, cols - 1)
+    area = model.print_area()
+    if area is not None:
+        ws.print_area(*area)
+    rows, cols = repeated_titles(model)
+    if rows:
+        ws.repeat_rows(0, rows - 1)
+    if cols:
+        ws.repeat_columns(0, cols - 1)
     # Sheet name left, page count right: a printed page says where it came from.
     ws.set_footer("&L&A&RPage &P of &N")
+
+
+def repeated_titles(model: SheetModel) -> tuple[int, int]:
+    """(rows, columns) printed on every page: the frozen ones, but no column left of the
+    printed area (it would print beside a block it does not belong to)."""
+    rows, cols = model.freeze or (0, 0)
+    area = model.print_area()
+    return rows, 0 if area is not None and area[1] > 0 else cols
 
 
 def _insert_chart(workbook: xlsxwriter.Workbook, ws: Any, sheet_name: str, spec: Chart) -> None:

@@ -294,12 +294,13 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         "differences, savings); every other number is the solver's.",
         Style.NOTE,
     )
-    label(
-        "Detail per scenario: sheets '<scenario> Cash flow', 'Fleet', 'Places', "
-        "'Assignments', 'Options'. Every input and assumption with its source: "
-        f"sheet '{audit_name}'.",
-        Style.NOTE,
-    )
+    for note in (
+        "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the engineering",
+        "detail in '<scenario> Places', 'Assignments' and 'Options' is hidden (right-click a tab › "
+        "Unhide).",
+        f"Every input and assumption with its source: sheet '{audit_name}'.",
+    ):
+        label(note, Style.NOTE)
     # The chart's data table follows; the printed Summary ends here (the chart shows it).
     sheet.print_last_row = row - 1
     _cumulative_cash(sheet, run, row + 1, glance.chart_row)

@@ -17,6 +17,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+from openpyxl.utils import get_column_letter
 
 from optimizer.analysis.executors import InlineExecutor, open_executor, run_in_order
 from optimizer.analysis.sweep import describe_flips, run_sweep
@@ -452,7 +453,9 @@ def test_one_way_workbook_holds_every_variant_as_numbers(tmp_path: Path) -> None
     assert describe_flips(result)[0] in summary
 
 
-def test_one_way_summary_prints_on_one_page_with_a_chart_of_total_cost(tmp_path: Path) -> None:
+def test_one_way_summary_prints_on_one_page_with_cost_and_mix_charts_marking_flips(
+    tmp_path: Path,
+) -> None:
     import zipfile
 
     result = run_sweep(rent_vs_buy(), _od_sweep(points=3), SETTINGS, jobs=1, solve=hand_solve)
@@ -468,11 +471,29 @@ def test_one_way_summary_prints_on_one_page_with_a_chart_of_total_cost(tmp_path:
     assert book["Variants"].page_setup.fitToHeight == 0  # as tall as it takes
     assert book["Variants"].print_title_rows == "$1:$1"
     with zipfile.ZipFile(path) as z:
-        (chart,) = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/")]
-    assert "<c:scatterChart>" in chart
-    assert "Total cost against the varied parameter" in chart
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/")]
+    (cost,) = [c for c in charts if "Total cost against the varied parameter" in c]
+    (mix,) = [c for c in charts if "The chosen mix against the varied parameter" in c]
+    assert "<c:scatterChart>" in cost and "<c:scatterChart>" in mix
     # The series: the parameter's column (B) against total cost (D) of the Variants sheet.
-    assert "Variants!$B$2:$B$4" in chart and "Variants!$D$2:$D$4" in chart
+    assert "Variants!$B$2:$B$4" in cost and "Variants!$D$2:$D$4" in cost
+    # The mix: H100 bought (GPUs), and its on-demand hours on a second axis.
+    header = _rows(book["Variants"])[0]
+    for title in ("H100 bought (GPUs)", "H100 on-demand (GPU-hours)"):
+        letter = get_column_letter(header.index(title) + 1)
+        assert f"Variants!${letter}$2:${letter}$4" in mix, title
+    assert mix.count("<c:valAx>") == 4  # x and y for GPUs (left), x and y for hours (right)
+    # The flip: a dashed vertical line at its point on both charts, its ends on the Summary.
+    (flip,) = result.flips
+    assert "plan changes" in cost and "plan changes" in mix
+    ends = [(r[3], r[4]) for r in _rows(summary)[1:3]] + [(r[5], r[6]) for r in _rows(summary)[1:3]]
+    totals = [o.summary.total_cost for o in result.outcomes]
+    assert ends == [
+        (flip.point, min(totals)),
+        (flip.point, max(totals)),
+        (flip.point, 0.0),
+        (flip.point, 1.0),  # the most GPUs any variant buys or reserves
+    ]
 
 
 def test_tornado_workbook_has_a_bar_chart_of_each_parameters_swing(tmp_path: Path) -> None:

@@ -85,7 +85,6 @@ def test_workbook_sheets_in_order(tmp_path: Path) -> None:
     wb = _values(_write(tmp_path, fake_run(fake_plan("base"), infeasible_plan("tight"))))
     assert wb.sheetnames == [
         "Summary",
-        "Audit",
         "base Cash flow",
         "base Fleet",
         "base Places",
@@ -93,6 +92,17 @@ def test_workbook_sheets_in_order(tmp_path: Path) -> None:
         "base Options",
         "tight Cash flow",
         "tight Fleet",
+        "tight Places",
+        "tight Assignments",
+        "tight Options",
+        "Audit",
+    ]
+    # Finance prints the visible sheets; the engineering detail is kept, hidden, not printed.
+    hidden = [ws.title for ws in wb.worksheets if ws.sheet_state == "hidden"]
+    assert hidden == [
+        "base Places",
+        "base Assignments",
+        "base Options",
         "tight Places",
         "tight Assignments",
         "tight Options",
@@ -340,16 +350,19 @@ def test_tables_charts_and_frozen_headers(tmp_path: Path) -> None:
     with zipfile.ZipFile(path) as z:
         charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
         xml = " ".join(z.read(n).decode() for n in charts)
-    # Cash saved against rent only (Summary), monthly cash by category, GPUs by type.
-    assert len(charts) == 3
+    # Cash saved against rent only (Summary); monthly cash by category and cumulative cash
+    # against the baselines (Cash flow); GPUs by type and place (Fleet).
+    assert len(charts) == 4
     assert '<c:grouping val="stacked"/>' in xml
-    assert "Monthly cash: running costs stacked (left), purchases (right)" in xml
-    assert "GPUs in use by type" in xml
-    # Purchases on a second axis (a line), so one month's GPUs do not flatten the columns.
+    assert "Monthly cash: running costs (left), purchases (right)" in xml
+    assert "GPUs in use by type and place" in xml
     with zipfile.ZipFile(path) as z:
-        (cash,) = [
-            z.read(n).decode() for n in charts if "running costs stacked" in z.read(n).decode()
-        ]
+        texts = [z.read(n).decode() for n in charts]
+    (cumulative,) = [t for t in texts if "this plan against each simple alternative" in t]
+    # This plan, rent only and the best single type; "buy only" has no plan in fake_run.
+    assert cumulative.count("<c:ser>") == 3
+    # Purchases on a second axis (a line), so one month's GPUs do not flatten the columns.
+    (cash,) = [t for t in texts if "running costs (left)" in t]
     assert "<c:barChart>" in cash and "<c:lineChart>" in cash
     assert cash.count("<c:valAx>") == 2 and "USD a month, purchases" in cash
     assert "Cash saved so far against renting everything" in xml
@@ -450,3 +463,27 @@ def test_any_user_names_write_and_read_back_as_text(
     options = next(ws for ws in wb.worksheets if ws.title.endswith(" Options"))
     assert (options["A2"].value or "") == cell_text(workload)
     assert options["A2"].value is None or options["A2"].data_type == "s"
+
+
+def test_cash_flow_holds_the_cumulative_cash_of_the_plan_and_each_baseline(tmp_path: Path) -> None:
+    plan = fake_plan("base")
+    run = fake_run(plan)
+    rows = list(_values(_write(tmp_path, run))["base Cash flow"].iter_rows(values_only=True))
+    head = next(i for i, r in enumerate(rows) if i > 0 and r[0] == "Month")
+    assert rows[head - 1][0] == (
+        "Cumulative cash by month (USD, undiscounted): this plan and each simple alternative"
+    )
+    # "buy only" has no plan in fake_run: it gets no column (and no line).
+    assert rows[head][:5] == ("Month", "this plan", "rent only", "best single GPU type", None)
+    baselines = run.baselines["base"]
+    paid = {name: 0.0 for name in ("plan", "rent only", "best single GPU type")}
+    for t, month in enumerate(plan.cash_flow):
+        paid["plan"] += month.total
+        for name in ("rent only", "best single GPU type"):
+            paid[name] += baselines[name].cash_flow[t].total
+        assert rows[head + 1 + t][:4] == (
+            month.month,
+            pytest.approx(paid["plan"], abs=CENT),
+            pytest.approx(paid["rent only"], abs=CENT),
+            pytest.approx(paid["best single GPU type"], abs=CENT),
+        )
