@@ -29,8 +29,8 @@ SPOT_SOURCE = (
 # TFLOPS (the guide gives none) are datasheet figures from the domain brief.
 # mfu_training per type, each with its source (model v2 §G): 0.40 for
 # H100/H200/B200 (Llama 3 on 16K H100s: 38–43 %, Dubey et al. 2024 §3.3.4;
-# MosaicML H100: 36–46 %), 0.50 for A100 (MosaicML A100: 45–64 %; the
-# LLaMA and Llama 2 papers' A100-hours land on 0.50 within 10 %), 0.35 for the
+# MosaicML H100: 36–46 %), 0.50 for A100 (MosaicML A100: 45–64 %; six of
+# the seven LLaMA and Llama 2 A100 runs land within 11 % of it), 0.35 for the
 # PCIe cards (the domain brief's default; no published whole-job figure).
 # fp8: the Hopper, Blackwell and Ada types compute in FP8, the A100 does not.
 GPUS: tuple[Row, ...] = (
