@@ -100,6 +100,7 @@ class Gpu:
         return self.node_price > 0 or self.node_power_w > 0
 
     mfu_training: float | None = None  # None: the scenario's Assumptions value
+    fp8: bool = False  # computes in FP8 (model v2 §G): H100, H200, B200, L40S, RTX 4090 do
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,8 @@ class Workload:
     tokens: float | None = None  # training: whole job; batch_inference: per month
     tokens_per_second: float | None = None  # realtime: sustained demand
     latency_ms: float | None = None  # realtime: most ms per generated token
-    context_tokens: int = 4096
+    # realtime: tokens held in cache per sequence, v1's reading; None: from the request shape
+    context_tokens: int | None = None
     start_month: int = 1
     end_month: int | None = None  # None: the scenario's horizon
     interruptible: bool = False
@@ -147,6 +149,18 @@ class Workload:
     min_replicas: int = 1  # realtime: fewest replicas in every month of the window
     runs_per_month: float | None = None  # training kinds, batch: recurring runs a month (average)
     deadline_hours: float | None = None  # training kinds, batch: wall-clock hours one run may take
+    # model v2 §G: training state, architecture and request shape. A blank
+    # architecture value is estimated from params_b (the results say which).
+    training_state_bytes_per_param: float | None = None  # None: the Assumptions value
+    seq_len: int = 4096  # training kinds: tokens per training sequence
+    active_params_b: float | None = None  # mixture-of-experts: parameters used per token
+    layers: int | None = None
+    hidden_size: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    prompt_tokens: int | None = None  # realtime: a request's prompt (None: 1024)
+    output_tokens: int | None = None  # realtime: a request's generated tokens (None: 256)
 
     @property
     def recurring(self) -> bool:
@@ -244,9 +258,19 @@ class Assumptions:
     bytes_per_param_int8: float = 1.0
     bytes_per_param_int4: float = 0.5
     training_state_bytes_per_param: float = 16.0
-    inference_overhead: float = 0.20
+    inference_overhead: float = 0.20  # accepted, unused since model v2 §G
     kv_kib_per_token_8b: float = 128.0
     target_load: float = 0.8  # model v2 §B: serving capacity >= demand / target_load
+    # model v2 §G
+    fp8_training_speedup: float = 1.2
+    allreduce_latency_us: float = 25.0
+    runtime_overhead_gb: float = 2.5
+    bandwidth_efficiency_fp32: float = 0.70
+    bandwidth_efficiency_bf16: float = 0.70
+    bandwidth_efficiency_fp16: float = 0.70
+    bandwidth_efficiency_fp8: float = 0.70
+    bandwidth_efficiency_int8: float = 0.53
+    bandwidth_efficiency_int4: float = 0.38
 
     @property
     def residual_rule(self) -> ResidualValue:
@@ -262,6 +286,11 @@ class Assumptions:
 
     def bytes_per_param(self, precision: Precision) -> float:
         value: float = getattr(self, f"bytes_per_param_{precision.value}")
+        return value
+
+    def weight_bandwidth_efficiency(self, precision: Precision) -> float:
+        """Achieved share of peak bandwidth reading weights stored at ``precision``."""
+        value: float = getattr(self, f"bandwidth_efficiency_{precision.value}")
         return value
 
 

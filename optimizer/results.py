@@ -75,6 +75,9 @@ class PairEstimate:
     # Realtime: every serving width looked at, narrowest first (model v2 §D). The
     # pair's own figures are those of its narrowest allowed width.
     widths: tuple[ServingWidth, ...] = ()
+    # Which figures were estimated or measured and which architecture values were
+    # assumed (model v2 §G), in words: "estimated: memory need, GPU-hours; assumed: …".
+    basis: str = ""
 
     def serving_widths(self) -> tuple[ServingWidth, ...]:
         """The widths a realtime replica of this pair may use (none when the pair is out).

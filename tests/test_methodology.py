@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from optimizer.domain import Gpu, Kind, Workload
-from optimizer.estimate import memory, training
+from optimizer.estimate import architecture, memory, training
 from optimizer.estimate import pairs as estimate
 from optimizer.inputs import schema
 from optimizer.inputs.docs_reference import assumption_default_text
@@ -32,9 +32,15 @@ def test_assumption_table_lists_every_key_with_its_default_unit_and_source() -> 
 @pytest.mark.parametrize(
     "stated",
     [
-        f"(params_b / 8) ^ {memory.KV_SIZE_EXPONENT:g}",
+        f"(params_b / 8) ^ {architecture.KV_SIZE_EXPONENT:g}",
         f"adapters    = {memory.LORA_TRAINABLE_SHARE:g} × N",
-        f"activations = {memory.ACTIVATION_BYTES_PER_PARAM:g} bytes × N",
+        f"activations = max({memory.TRAINING_FLOOR_GB:g} GB, {memory.ACTIVATION_BYTES_PER_PARAM:g}"
+        " bytes × N)",
+        f"(NF4, {memory.NF4_BYTES_PER_PARAM:g} bytes × N, for QLoRA)",
+        f"`{training.ATTENTION_FLOPS_FACTOR:g} × layers × hidden_size × seq_len`",
+        f"`prompt_tokens` ({architecture.DEFAULT_PROMPT_TOKENS:,} by default) plus\n"
+        f"`output_tokens` ({architecture.DEFAULT_OUTPUT_TOKENS:,})",
+        f"`hidden ≈ {architecture.HIDDEN_PER_LAYER:g} × layers`",
         f"`c` = {training.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.PRETRAINING]:g}",
         f"and {training.TRAINING_FLOPS_PER_PARAM_TOKEN[Kind.LORA]:g} for\nLoRA and QLoRA",
     ],
@@ -59,21 +65,28 @@ def test_worked_examples_match_the_estimator() -> None:
     def one(w: Workload, g: Gpu) -> PairEstimate:
         return estimate.estimate_pair(scenario([g], [], [w]), w, g)
 
+    llama3_8b = dict(params_b=8, layers=32, hidden_size=4096, heads=32, kv_heads=8)
     lora = workload("lora", "lora", params_b=7, tokens=1e9)
-    chat = workload("chat", "realtime_inference", params_b=8, tokens_per_second=1, latency_ms=50)
-    fast = workload("chat", "realtime_inference", params_b=8, tokens_per_second=1, latency_ms=20)
+    qlora = workload("qlora", "qlora", params_b=7, tokens=1e9)
+    qlora65 = workload("qlora", "qlora", params_b=65, tokens=1e9)
+    chat = workload("chat", "realtime_inference", tokens_per_second=1, latency_ms=50, **llama3_8b)
+    fast = workload("chat", "realtime_inference", tokens_per_second=1, latency_ms=20, **llama3_8b)
+    tight = workload("chat", "realtime_inference", tokens_per_second=1, latency_ms=10, **llama3_8b)
     big = workload("big", "realtime_inference", params_b=405, tokens_per_second=1)
     doc = _flat(DOC)
     stated = [
-        f"needs 14 + 0.34 + 0.42 = {one(lora, rtx).memory_gb:.2f} GB",
+        f"needs 14 + 0.34 + 4.5 = {one(lora, rtx).memory_gb:.2f} GB",
+        f"QLoRA 3.64 + 0.34 + 4.5 = {one(qlora, rtx).memory_gb:.2f} GB",
+        f"QLoRA 33.8 + 3.12 + 4.5 = {one(qlora65, rtx).memory_gb:.2f} GB",
         f"3,600) = {one(lora, h100).gpu_hours:.2f} GPU-hours; on one RTX 4090 (330 TFLOPS)"
         f" {one(lora, rtx).gpu_hours:.2f}",
         f"= {one(chat, h100).latency_ms:.2f} ms (6.82 ms",
-        f"serves 98 / 0.02926 = {one(chat, h100).tokens_per_second_per_replica:,.0f} tokens/s",
-        f"57 sequences, {one(fast, h100).tokens_per_second_per_replica:,.0f} tokens/s",
+        f"33.1 / 128) ms = {one(chat, h100).tokens_per_second_per_replica:,.0f} tokens/s",
+        f"216 sequences, {one(fast, h100).tokens_per_second_per_replica:,.0f} tokens/s",
         f'"{one(big, h100).reason}"',
-        f'"{one(fast, l4).reason}"',
-        f"allowed on {one(chat, l4).gpus_per_replica} × L4, {one(chat, l4).latency_ms:.1f} ms",
+        f'"{one(tight, l4).reason}"',
+        f"a 50 ms target on {one(chat, l4).gpus_per_replica} × L4,"
+        f" {one(chat, l4).latency_ms:.1f} ms",
     ]
     for text in stated:
         assert text in doc

@@ -73,12 +73,13 @@ def test_more_budget_never_costs_more(seed: int, budget: str, tight: float, loos
         return
     # Budgets near what the unconstrained plan spends, so that they bind.
     spent = {
-        "budget_total": sum(m.total for m in free.cash_flow),
-        "budget_capex": sum(m.amounts.get(CostCategory.PURCHASE, 0.0) for m in free.cash_flow),
-        "budget_monthly": max(
-            (m.total - m.amounts.get(CostCategory.PURCHASE, 0.0) for m in free.cash_flow),
-            default=0.0,
+        # What each budget limits: sales (cash in) never count against one.
+        "budget_total": free.cash_out or 0.0,
+        "budget_capex": sum(
+            m.amounts.get(CostCategory.PURCHASE, 0.0) + m.amounts.get(CostCategory.NODE, 0.0)
+            for m in free.cash_flow
         ),
+        "budget_monthly": max((m.opex for m in free.cash_flow), default=0.0),
     }[budget]
     tighter = solve_checked(with_budget(s, budget, spent * tight), EXACT)
     looser = solve_checked(with_budget(s, budget, spent * loose), EXACT)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from optimizer.domain import Assumptions, Gpu, Kind, Measurement, Scenario, Workload
+from optimizer.estimate.architecture import assumed_values
 from optimizer.estimate.deadlines import gang_reason
 from optimizer.estimate.memory import MemoryNeed, gpus_for_memory, memory_need, usable_gb
 from optimizer.estimate.not_allowed import _NotAllowed
@@ -40,7 +41,46 @@ def estimate_pairs(scenario: Scenario) -> tuple[PairEstimate, ...]:
 
 
 def estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEstimate:
-    """What ``workload`` needs on ``gpu``: allowed or why not, in numbers."""
+    """What ``workload`` needs on ``gpu``: allowed or why not, in numbers, and on what basis."""
+    pair = _estimate_pair(scenario, workload, gpu)
+    measured = scenario.measurement(workload.name, gpu.name)
+    return replace(pair, basis=basis(workload, measured))
+
+
+def basis(workload: Workload, measured: Measurement | None) -> str:
+    """Which figures of a pair were given, measured or estimated, and what was assumed.
+
+    ``"estimated: memory need, GPU-hours; assumed: layers estimated from params_b (33)"``.
+    """
+    speed = _measured_speed(workload, measured)
+    k_measured = measured is not None and measured.gpus_per_replica is not None
+    realtime = workload.kind is Kind.REALTIME_INFERENCE
+    speed_name = "capacity and batch-1 latency" if realtime else "GPU-hours"
+    given, estimated = [], []
+    if workload.vram_gb is not None:
+        given.append("memory need (vram_gb)")
+    elif not k_measured:
+        estimated.append("memory need")
+    if k_measured:
+        given.append("GPUs per replica (measured)")
+    if speed is not None:
+        given.append(f"{speed_name} (measured)")
+    else:
+        estimated.append(speed_name)
+    parts = []
+    if given:
+        parts.append("given: " + ", ".join(given))
+    if estimated:
+        parts.append("estimated: " + ", ".join(estimated))
+        # Architecture values feed the speed estimate (and a realtime memory need's KV cache).
+        uses_architecture = speed is None or (realtime and "memory need" in estimated)
+        assumed = assumed_values(workload) if uses_architecture else ()
+        if assumed:
+            parts.append("assumed: " + "; ".join(assumed))
+    return "; ".join(parts)
+
+
+def _estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEstimate:
     a = scenario.assumptions
     measured = scenario.measurement(workload.name, gpu.name)
     speed = _measured_speed(workload, measured)
@@ -50,7 +90,7 @@ def estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEstim
     k = measured_k
     try:
         if k is None:
-            k = gpus_for_memory(_known(memory).total_gb, gpu, a)
+            k = gpus_for_memory(_known(memory), gpu, a)
         if workload.kind.is_inference and k > gpu.max_per_node:
             raise _NotAllowed(_server_reason(memory, k, gpu, a, measured=measured_k is not None))
         if workload.kind is Kind.REALTIME_INFERENCE:
@@ -92,8 +132,8 @@ def _realtime(
         return _pair(workload, gpu, memory, width, None, speed, None, source, (only,))
     need = _known(memory)
     if fixed:
-        replica_gb = k * usable_gb(gpu, a)
-        if replica_gb < need.total_gb:
+        if need.spare_gb(k, gpu, a) < 0:
+            replica_gb = k * need.room_gb(gpu, a)
             raise _NotAllowed(
                 f"{need.detail}; the measured {k} × {gpu.name} hold {replica_gb:,.1f} GB usable"
             )
@@ -137,7 +177,7 @@ def _pair(
         gpu=gpu.name,
         allowed=True,
         reason="",
-        memory_gb=memory.total_gb if memory is not None else None,
+        memory_gb=_memory_gb(memory, k),
         gpus_per_replica=k,
         gpu_hours=gpu_hours,
         tokens_per_second_per_replica=tokens_per_second,
@@ -182,6 +222,13 @@ def _server_reason(
         f"{memory.detail}; {server} holds {server_gb:,.1f} GB usable"
         f" ({a.usable_vram_fraction:.0%} of {gpu.vram_gb:g} GB each)"
     )
+
+
+def _memory_gb(memory: MemoryNeed | None, k: int | None) -> float | None:
+    """The replica's whole need: shared memory plus the runtime on each of its ``k`` GPUs."""
+    if memory is None:
+        return None
+    return memory.total_gb + (k or 1) * memory.per_gpu_gb
 
 
 def _known(memory: MemoryNeed | None) -> MemoryNeed:

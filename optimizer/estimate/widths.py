@@ -5,7 +5,7 @@ Takes a realtime ``domain.Workload``, a ``domain.Gpu``, its memory need and the
 ``pairs``. The widths are the divisors of ``max_per_node`` that hold the model
 (tensor parallelism splits attention heads evenly). Each width has its own
 capacity (tokens/s at the largest batch memory and the latency target allow,
-``serving``'s decode roofline) and batch-1 latency; a width that misses the
+prefill included, ``serving``'s estimate) and batch-1 latency; a width that misses the
 target is left out, and so is a width ``m × k`` that serves no more than ``m``
 replicas of an allowed width ``k`` on the same GPUs (no optimum is lost).
 """
@@ -16,7 +16,7 @@ import math
 from dataclasses import replace
 
 from optimizer.domain import Assumptions, Gpu, Workload
-from optimizer.estimate.memory import GB, MemoryNeed, usable_gb
+from optimizer.estimate.memory import GB, MemoryNeed
 from optimizer.estimate.serving import decode_model, largest_batch
 from optimizer.results import ServingWidth
 
@@ -35,7 +35,9 @@ def width_figures(
     its capacity is then None and its latency the batch-1 step.
     """
     decode = decode_model(workload, gpu, k, a)
-    spare_sequences = (k * usable_gb(gpu, a) - memory.total_gb) * GB / decode.sequence_kv_bytes
+    # The need holds one longest sequence; the rest of the replica holds
+    # average sequences (prompt + output / 2 of cache each).
+    spare_sequences = memory.spare_gb(k, gpu, a) * GB / decode.sequence_kv_bytes
     memory_batch = 1 + math.floor(round(spare_sequences, 9))
     step1_ms = decode.step_seconds(1) * 1000.0
     target = workload.latency_ms
@@ -46,7 +48,7 @@ def width_figures(
         )
         return ServingWidth(k, False, reason, None, step1_ms)
     batch = largest_batch(decode, memory_batch, target)
-    return ServingWidth(k, True, "", batch / decode.step_seconds(batch), step1_ms)
+    return ServingWidth(k, True, "", decode.tokens_per_second(batch), step1_ms)
 
 
 def without_dominated(widths: tuple[ServingWidth, ...], gpu_name: str) -> tuple[ServingWidth, ...]:

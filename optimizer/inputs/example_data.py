@@ -27,8 +27,12 @@ SPOT_SOURCE = (
 
 # VRAM and FP16 TFLOPS are the guide's; memory bandwidth and the L4's TDP and
 # TFLOPS (the guide gives none) are datasheet figures from the domain brief.
-# mfu_training follows the brief's published-MFU defaults: 0.40 for
-# H100/H200/B200, 0.50 for A100, 0.35 for PCIe cards.
+# mfu_training per type, each with its source (model v2 §G): 0.40 for
+# H100/H200/B200 (Llama 3 on 16K H100s: 38–43 %, Dubey et al. 2024 §3.3.4;
+# MosaicML H100: 36–46 %), 0.50 for A100 (MosaicML A100: 45–64 %; six of
+# the seven LLaMA and Llama 2 A100 runs land within 11 % of it), 0.35 for the
+# PCIe cards (the domain brief's default; no published whole-job figure).
+# fp8: the Hopper, Blackwell and Ada types compute in FP8, the A100 does not.
 GPUS: tuple[Row, ...] = (
     {
         "gpu": "B200",
@@ -39,6 +43,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": True,
         "max_per_node": 8,
         "mfu_training": 0.40,
+        "fp8": True,
     },
     {
         "gpu": "H200",
@@ -49,6 +54,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": True,
         "max_per_node": 8,
         "mfu_training": 0.40,
+        "fp8": True,
     },
     {
         "gpu": "H100",
@@ -59,6 +65,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": True,
         "max_per_node": 8,
         "mfu_training": 0.40,
+        "fp8": True,
     },
     {
         "gpu": "A100 80GB",
@@ -69,6 +76,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": True,
         "max_per_node": 8,
         "mfu_training": 0.50,
+        "fp8": False,
     },
     {
         "gpu": "L40S",
@@ -79,6 +87,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": False,
         "max_per_node": 8,
         "mfu_training": 0.35,
+        "fp8": True,
     },
     {
         "gpu": "RTX 4090",
@@ -89,6 +98,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": False,
         "max_per_node": 8,
         "mfu_training": 0.35,
+        "fp8": True,
     },
     {
         "gpu": "L4",
@@ -99,6 +109,7 @@ GPUS: tuple[Row, ...] = (
         "nvlink": False,
         "max_per_node": 8,
         "mfu_training": 0.35,
+        "fp8": True,
     },
 )
 
@@ -242,7 +253,15 @@ WORKLOADS: tuple[Row, ...] = (
         "precision": "bf16",
         "tokens_per_second": 1_500,
         "latency_ms": 50,
-        "context_tokens": 4096,
+        # A typical chat request (the defaults, written out); the architecture is
+        # Llama-3-8B's (its config.json), so the KV cache is computed, not assumed.
+        "prompt_tokens": 1024,
+        "output_tokens": 128,
+        "layers": 32,
+        "hidden_size": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "head_dim": 128,
         # Two replicas at least: serving stays up when one fails.
         "min_replicas": 2,
     },

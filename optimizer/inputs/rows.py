@@ -167,6 +167,7 @@ def build_workload(
                         "a number > 0 (tokens)",
                     )
                 )
+    problems.extend(_architecture_problems(values, where))
     start, end = values.get("start_month", 1), values.get("end_month")
     if end is not None and start > end:
         problems.append(
@@ -182,6 +183,36 @@ def build_workload(
     rest = {k: v for k, v in values.items() if k not in ("workload", "kind", "precision")}
     precision = Precision(values.get("precision", Precision.BF16.value))
     return Workload(name=values["workload"], kind=kind, precision=precision, **rest), []
+
+
+def _architecture_problems(values: Mapping[str, Any], where: Where) -> list[Problem]:
+    """Architecture values that cannot describe one model (model v2 §G).
+
+    A head count implied by ``hidden_size / head_dim`` is not a rule (Gemma-7B
+    has 16 heads of 256 on a 3,072 hidden size), so only these two are checked.
+    """
+    problems = []
+    params, active = values.get("params_b"), values.get("active_params_b")
+    if params is not None and active is not None and active > params:
+        problems.append(
+            where.at(
+                "active_params_b",
+                f"a model cannot use more parameters per token than params_b {params:g}",
+                active,
+                f"a number > 0, at most {params:g} (billion parameters)",
+            )
+        )
+    heads, kv_heads = values.get("heads"), values.get("kv_heads")
+    if heads is not None and kv_heads is not None and heads % kv_heads != 0:
+        problems.append(
+            where.at(
+                "kv_heads",
+                f"does not divide heads {heads} (each KV head serves a whole group of heads)",
+                kv_heads,
+                f"a divisor of {heads}",
+            )
+        )
+    return problems
 
 
 def build_measurement(

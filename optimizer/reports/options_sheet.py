@@ -1,8 +1,9 @@
 """A scenario's ``Options`` sheet: every workload × GPU pair the estimator looked at.
 
 Takes one :class:`Plan` (its options, assignments and scenario offers) and
-hands on a :class:`SheetModel` with each pair's fit, estimates and, for the
-allowed ones, the cost of a unit of work at the cheapest hourly offer. A
+hands on a :class:`SheetModel` with each pair's fit, estimates, what was
+estimated or assumed, and, for the allowed ones, the cost of a unit of work at
+the cheapest hourly offer. A
 realtime pair gets one row per serving width (model v2 §D), each with its
 own capacity, latency and reason.
 """
@@ -145,8 +146,7 @@ def _is_chosen(
 
 
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
-    # 15 columns: two pages wide stay legible.
-    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)
+    sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 16 columns: two pages stay legible
     sheet.header(
         0,
         0,
@@ -166,6 +166,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Cost per unit of work (USD)",
             "Unit of work",
             "Chosen",
+            "Estimated figures and assumed values",
         ],
     )
     if not plan.options:
@@ -214,7 +215,8 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             sheet.text(r, 13, unit_cost.unit)
         if _is_chosen(line, chosen, served):
             sheet.text(r, 14, "✔", Style.MARK)
-    sheet.tables.append(Table(f"Options_{index}", 0, 0, len(lines), 14))
+        sheet.text(r, 15, o.basis, Style.WRAP)
+    sheet.tables.append(Table(f"Options_{index}", 0, 0, len(lines), 15))
     for i, note in enumerate(
         (
             "Cost per unit of work = GPU-hours (realtime: GPUs per replica ÷ tokens/s) × the "
@@ -225,6 +227,8 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Realtime: one row per serving width (GPUs per replica) looked at, each with its "
             "own capacity and latency; a width is out when it misses the latency target, "
             "cannot hold the model, or serves no more than narrower replicas on as many GPUs.",
+            "The last column says which figures were estimated (not measured or given) and "
+            "which architecture values the estimate assumed (docs/methodology.md §1).",
             *(
                 (
                     f"The {used} pairs the plan uses come first; the other {len(lines) - used} "
@@ -238,4 +242,5 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     ):
         sheet.text(len(lines) + 2 + i, 0, note, Style.NOTE)
     sheet.widths[3] = 48
+    sheet.widths[15] = 60
     return sheet

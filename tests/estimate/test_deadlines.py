@@ -16,8 +16,10 @@ from optimizer.results import PairEstimate
 from tests.builders import gpu, measured, offer, scenario, workload
 
 H100 = gpu("H100")
-# 7B LoRA on 1 × H100: 4 × 7e9 × 1e9 / (989e12 × 0.4 × 0.9) / 3,600 = 21.8452 GPU-hours.
-LORA_HOURS = 2.8e19 / (989e12 * 0.4 * 0.9) / 3600
+# 7B LoRA on 1 × H100 (32 layers of 4,096, 4,096-token sequences): (4 × 7e9 + 12 × 32 ×
+# 4,096 × 4,096) × 1e9 / (989e12 × 0.4 × 0.9) / 3,600 = 26.8716 GPU-hours.
+LORA_HOURS = (2.8e10 + 12 * 32 * 4096 * 4096) * 1e9 / (989e12 * 0.4 * 0.9) / 3600
+LORA = {"params_b": 7, "tokens": 1e9, "layers": 32, "hidden_size": 4096}
 
 
 def _one(
@@ -100,29 +102,29 @@ def test_without_a_deadline_the_places_are_not_looked_at() -> None:
 
 
 def test_one_off_training_gang_of_one_gpu_copies() -> None:
-    # 21.8452 GPU-hours within 2 h: ceil(10.92) = 11 copies of 1 GPU; on-demand holds 8.
-    job = workload("lora", "lora", params_b=7, tokens=1e9, deadline_hours=2)
+    # 26.8716 GPU-hours within 2 h: ceil(13.44) = 14 copies of 1 GPU; on-demand holds 8.
+    job = workload("lora", "lora", deadline_hours=2, **LORA)
     est = _one(job, [offer("H100", "on_demand", 3.0, max_units=8, row=4)])
     assert not est.allowed
     assert est.reason == (
-        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 11 × H100 at once to finish within 2 h"
-        " (11 copies of 1 GPU); the largest place is on_demand row 4 with max_units 8"
+        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 14 × H100 at once to finish within 2 h"
+        " (14 copies of 1 GPU); the largest place is on_demand row 4 with max_units 8"
     )
-    # Within 3 h: ceil(7.28) = 8 copies, which on-demand holds.
-    job3 = workload("lora", "lora", params_b=7, tokens=1e9, deadline_hours=3)
+    # Within 3.5 h: ceil(7.68) = 8 copies, which on-demand holds.
+    job3 = workload("lora", "lora", deadline_hours=3.5, **LORA)
     assert _one(job3, [offer("H100", "on_demand", 3.0, max_units=8, row=4)]).allowed
 
 
 def test_recurring_runs_size_the_gang_by_one_run() -> None:
-    # runs_per_month = 4: tokens and gpu_hours are per run (21.8452 GPU-hours), not per month
-    # (87.4): within 3 h a gang of 8 fits 8 GPUs; within 2.5 h ceil(8.74) = 9 does not.
+    # runs_per_month = 4: tokens and gpu_hours are per run (26.8716 GPU-hours), not per month
+    # (107.5): within 3.5 h a gang of 8 fits 8 GPUs; within 3 h ceil(8.96) = 9 does not.
     cap8 = [offer("H100", "reserved", 2.0, term_months=12, max_units=8, row=6)]
-    run3 = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=3)
-    est = _one(run3, cap8)
+    run35 = workload("lora", "lora", runs_per_month=4, deadline_hours=3.5, **LORA)
+    est = _one(run35, cap8)
     assert est.allowed and est.gpu_hours == pytest.approx(LORA_HOURS)
-    run25 = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=2.5)
-    assert _one(run25, cap8).reason.startswith(
-        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 9 × H100 at once to finish within 2.5 h"
+    run3 = workload("lora", "lora", runs_per_month=4, deadline_hours=3, **LORA)
+    assert _one(run3, cap8).reason.startswith(
+        f"a run of {LORA_HOURS:,.1f} GPU-hours needs 9 × H100 at once to finish within 3 h"
     )
     # A measured gpu_hours is per run too: 16 GPU-hours within 3 h = 6 copies.
     rec = workload("lora", "lora", params_b=7, tokens=1e9, runs_per_month=4, deadline_hours=3)

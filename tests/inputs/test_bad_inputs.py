@@ -802,8 +802,48 @@ V2_CASES: list[tuple[str, list[Edit], str]] = [
 ]
 
 
+# Model v2 §G: architecture and request shape. Each case adds its columns after the
+# sheet's twelve, so the first added column is M and the second N.
+ESTIMATE_CASES: list[tuple[str, list[Edit], str]] = [
+    (
+        "active_params_b above params_b",
+        [("Workloads", 2, "active_params_b", 9)],
+        "sheet Workloads, cell M2, column active_params_b: a model cannot use more parameters "
+        "per token than params_b 7 (found 9.0); expected a number > 0, at most 7 "
+        "(billion parameters)",
+    ),
+    *(
+        (
+            f"{name} {value}",
+            [("Workloads", row, name, value)],
+            f"sheet Workloads, cell M{row}, column {name}: {problem} (found {value!r}); "
+            f"expected a whole number ≥ 1 ({unit})",
+        )
+        for name, row, value, problem, unit in [
+            ("seq_len", 2, 0.0, "must be at least 1", "tokens"),
+            ("seq_len", 2, 2048.5, "not a whole number", "tokens"),
+            ("layers", 3, 2.5, "not a whole number", "layers"),
+            ("layers", 3, 0.0, "must be at least 1", "layers"),
+            ("heads", 3, -32.0, "must be at least 1", "heads"),
+            ("kv_heads", 3, 0.0, "must be at least 1", "heads"),
+            ("head_dim", 3, 127.5, "not a whole number", "values"),
+            ("prompt_tokens", 3, 0.0, "must be at least 1", "tokens"),
+            ("output_tokens", 3, 2.5, "not a whole number", "tokens"),
+        ]
+    ),
+    (
+        "kv_heads that do not divide heads",
+        [("Workloads", 3, "heads", 32), ("Workloads", 3, "kv_heads", 6)],
+        "sheet Workloads, cell N3, column kv_heads: does not divide heads 32 (each KV head "
+        "serves a whole group of heads) (found 6); expected a divisor of 32",
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("edits", "problem"), [(e, p) for _, e, p in V2_CASES], ids=[c[0] for c in V2_CASES]
+    ("edits", "problem"),
+    [(e, p) for _, e, p in V2_CASES + ESTIMATE_CASES],
+    ids=[c[0] for c in V2_CASES + ESTIMATE_CASES],
 )
 def test_bad_v2_field_is_reported_exactly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit], problem: str
@@ -878,16 +918,23 @@ scenarios:
 """
 
 
-def test_bad_v2_fields_in_a_scenario_file_are_reported_exactly(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _scenario_file_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> list[str]:
+    """Validate scenario file ``name`` (over the valid workbook): exit 2, both files unchanged."""
     workbook = write_sheets(tmp_path / "input.xlsx", valid_sheets())
-    path = tmp_path / "v2.yaml"
-    path.write_text(_V2_YAML)
+    path = tmp_path / name
+    path.write_text(text)
     before = (sha256(path), sha256(workbook))
     err = _validate_fails(path, capsys)
     assert (sha256(path), sha256(workbook)) == before
-    assert err.splitlines() == [
+    return err.splitlines()
+
+
+def test_bad_v2_fields_in_a_scenario_file_are_reported_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scenario_file_fails(tmp_path, capsys, "v2.yaml", _V2_YAML) == [
         "6 problems in the input:",
         "  - v2.yaml, line 4: scenario 'a', assumptions.target_load: "
         f"{_PERCENT} (found 80); expected {_TARGET_LOAD}",
@@ -1217,3 +1264,53 @@ def test_permission_denied_on_the_input_its_folder_or_the_output_is_one_line() -
         for path in (folder / "locked", folder / "closed.xlsx"):
             path.chmod(0o755)
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        [("Workloads", 2, "active_params_b", 7)],  # a dense model: all parameters active
+        # Gemma-7B: 16 heads of 256 on a 3,072 hidden size (no rule ties the three together).
+        [
+            ("Workloads", 3, "hidden_size", 3072),
+            ("Workloads", 3, "heads", 16),
+            ("Workloads", 3, "kv_heads", 16),
+            ("Workloads", 3, "head_dim", 256),
+        ],
+        [("Workloads", 3, "kv_heads", 1), ("Workloads", 3, "heads", 1)],
+        [("Workloads", 3, "prompt_tokens", 1), ("Workloads", 3, "output_tokens", 1)],
+    ],
+    ids=["active = params", "Gemma-7B heads", "one head", "one-token request"],
+)
+def test_architecture_at_its_limits_is_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[Edit]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _apply(edits))
+    assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+_ARCH_YAML = """\
+workbook: input.xlsx
+scenarios:
+  - name: a
+    add_workloads:
+      - {workload: moe, kind: pretraining, params_b: 47, active_params_b: 48, tokens: 1e9}
+      - {workload: gqa, kind: realtime_inference, params_b: 8, tokens_per_second: 10,
+         heads: 32, kv_heads: 5, prompt_tokens: 0}
+"""
+
+
+def test_bad_architecture_in_a_scenario_file_is_reported_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scenario_file_fails(tmp_path, capsys, "arch.yaml", _ARCH_YAML) == [
+        "3 problems in the input:",
+        "  - arch.yaml, line 5: scenario 'a', add_workloads entry 1, active_params_b: a model "
+        "cannot use more parameters per token than params_b 47 (found 48.0); expected a number "
+        "> 0, at most 47 (billion parameters)",
+        "  - arch.yaml, line 7: scenario 'a', add_workloads entry 2, prompt_tokens: must be at "
+        "least 1 (found 0); expected a whole number ≥ 1 (tokens)",
+        "  - arch.yaml, line 7: scenario 'a', add_workloads entry 2, kv_heads: does not divide "
+        "heads 32 (each KV head serves a whole group of heads) (found 5); expected a divisor "
+        "of 32",
+    ]

@@ -249,6 +249,23 @@ def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     assert by_pair[("lora-7b", "H100", 1)][14] is None
 
 
+def test_options_say_what_was_estimated_and_assumed(tmp_path: Path) -> None:
+    # Each line of a pair carries the pair's basis (model v2 §G), a realtime pair on
+    # every serving width.
+    plan = fake_plan()
+    basis = "estimated: memory need, GPU-hours; assumed: layers estimated from params_b (33)"
+    options = tuple(
+        replace(o, basis=basis if o.workload == "lora-7b" else "given: GPU-hours (measured)")
+        for o in plan.options
+    )
+    wb = _values(_write(tmp_path, fake_run(replace(plan, options=options))))
+    ws = wb["base Options"]
+    assert ws.cell(row=1, column=16).value == "Estimated figures and assumed values"
+    rows = [r for r in ws.iter_rows(min_row=2, values_only=True) if r[1]]
+    assert {r[15] for r in rows if r[0] == "lora-7b"} == {basis}
+    assert {r[15] for r in rows if r[0] != "lora-7b"} == {"given: GPU-hours (measured)"}
+
+
 def test_options_price_only_offers_the_plan_could_take(tmp_path: Path) -> None:
     # A 36-month reservation cannot fit a 3-month horizon, and an offer from
     # month 4 comes too late: the cheapest usable hourly price of the H100 is
@@ -423,9 +440,10 @@ def test_assignments_reconcile_with_cash_out(tmp_path: Path) -> None:
 
 
 def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
-    # The bundled us-baseline buys GPUs (book value credited at the horizon) and
-    # leaves some idle: the sheet's unassigned figure is the plan's idle cost.
-    # (v1 bought $1,200 of credit; model v2 buys other GPUs, so the plan's own figure.)
+    # The bundled us-baseline buys GPUs (book value credited at the horizon): the
+    # sheet's unassigned figure is the plan's idle cost, net of that credit. With the
+    # v2 §G estimates the 13 RTX 4090 it buys are busy whenever owned: no idle cost,
+    # and no idle note (test_solve checks the note's wording where there is one).
     from optimizer.inputs.load import bundled_example, load_input
     from tests.checked import solve_checked
 
@@ -434,13 +452,13 @@ def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
     plan = solve_checked(scenario)
     assert plan.cash_out is not None and plan.residual_credit is not None
     assert plan.residual_credit > 1.0
-    (idle_note,) = [d for d in plan.diagnostics if "idle capacity" in d]
     wb = _values(_write(tmp_path, fake_run(plan, with_baselines=False)))
     rows = {r[0]: r for r in wb["us-baseline Assignments"].iter_rows(values_only=True) if r[0]}
     credit = rows["Residual credit (USD, book value credited at the horizon)"][11]
     assert credit == pytest.approx(plan.residual_credit, abs=CENT)
     unassigned = rows["Not assigned to any workload (USD, idle capacity)"][11]
-    assert idle_note == f"${unassigned:,.2f} of idle capacity is not allocated to any workload"
+    assert unassigned == pytest.approx(0.0, abs=CENT)
+    assert [d for d in plan.diagnostics if "idle capacity" in d] == []
     assert sum(a.cost for a in plan.assignments) + unassigned == pytest.approx(
         plan.cash_out - plan.residual_credit, abs=CENT
     )
