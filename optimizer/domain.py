@@ -265,10 +265,10 @@ class Assumptions:
     fp8_training_speedup: float = 1.2
     allreduce_latency_us: float = 25.0
     runtime_overhead_gb: float = 2.5
-    bandwidth_efficiency_fp32: float = 0.70
-    bandwidth_efficiency_bf16: float = 0.70
-    bandwidth_efficiency_fp16: float = 0.70
-    bandwidth_efficiency_fp8: float = 0.70
+    bandwidth_efficiency_fp32: float | None = None  # None: bandwidth_efficiency
+    bandwidth_efficiency_bf16: float | None = None  # None: bandwidth_efficiency
+    bandwidth_efficiency_fp16: float | None = None  # None: bandwidth_efficiency
+    bandwidth_efficiency_fp8: float | None = None  # None: bandwidth_efficiency
     bandwidth_efficiency_int8: float = 0.53
     bandwidth_efficiency_int4: float = 0.38
 
@@ -289,9 +289,10 @@ class Assumptions:
         return value
 
     def weight_bandwidth_efficiency(self, precision: Precision) -> float:
-        """Achieved share of peak bandwidth reading weights stored at ``precision``."""
-        value: float = getattr(self, f"bandwidth_efficiency_{precision.value}")
-        return value
+        """Achieved share of peak bandwidth reading weights stored at ``precision``
+        (16- and 8-bit float formats: ``bandwidth_efficiency`` unless set on their own)."""
+        value: float | None = getattr(self, f"bandwidth_efficiency_{precision.value}")
+        return self.bandwidth_efficiency if value is None else value
 
 
 @dataclass(frozen=True)

@@ -518,3 +518,16 @@ def test_batch_inference_must_fit_one_server_but_training_may_span() -> None:
     lora = _one(workload("lora", "lora", params_b=405, tokens=1e9), L40S)
     assert lora.allowed and lora.gpus_per_replica == 20
     assert lora.memory_gb == pytest.approx(853.74)
+
+
+def test_float_formats_read_weights_at_bandwidth_efficiency_unless_set() -> None:
+    from optimizer.domain import Assumptions, Precision
+
+    a = Assumptions(bandwidth_efficiency=0.6)
+    assert a.weight_bandwidth_efficiency(Precision.BF16) == 0.6
+    assert a.weight_bandwidth_efficiency(Precision.FP8) == 0.6
+    assert a.weight_bandwidth_efficiency(Precision.INT8) == 0.53  # weight-only: measured apart
+    assert (
+        Assumptions(bandwidth_efficiency_bf16=0.65).weight_bandwidth_efficiency(Precision.BF16)
+        == 0.65
+    )
