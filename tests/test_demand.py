@@ -16,8 +16,9 @@ import pytest
 from optimizer.cli import main
 from optimizer.domain import Kind, Workload
 from optimizer.inputs.load import load_input
-from optimizer.results import SolveStatus
+from optimizer.results import Decisions, EstimateSource, PairEstimate, ServingWidth, SolveStatus
 from tests.builders import gpu, measured, offer, scenario, workload
+from tests.check.test_check import violations_of
 from tests.checked import solve_checked
 from tests.conftest import sha256, valid_sheets, write_sheets
 
@@ -183,3 +184,38 @@ def test_a_scenario_file_demand_row_outside_its_window_names_its_line(
         "1 problem in the input:\n  - bad.yaml, line 5: scenario 'a', demand entry 1, month: "
         "outside the window of 'batch-8b' (months 2 to 24) (found 1); expected a month from 2 to 24\n"
     )
+
+
+def test_the_checker_rejects_a_plan_that_serves_only_the_base_demand() -> None:
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "on_demand", 2.0)],
+        [workload("chat", "realtime_inference", tokens_per_second=1000.0, growth_per_month=0.5)],
+        horizon_months=4,
+    )
+    estimates = [
+        PairEstimate(
+            "chat",
+            "H100",
+            True,
+            "",
+            10.0,
+            1,
+            None,
+            1000.0,
+            20.0,
+            EstimateSource.MEASURED,
+            (ServingWidth(1, True, "", 1000.0, 20.0),),
+        )
+    ]
+    flat = {("chat", "H100", "H100|on_demand|1", 1, t): 2 for t in (1, 2, 3, 4)}
+    found = violations_of(s, Decisions(replicas=flat), estimates)
+    assert found == [
+        "serving: chat month 3 has 2,000 tokens/s of capacity, needs 2,250 / target_load 0.8 "
+        "= 2,812.5",
+        "serving: chat month 4 has 2,000 tokens/s of capacity, needs 3,375 / target_load 0.8 "
+        "= 4,218.75",
+    ]
+    grown = {**flat, ("chat", "H100", "H100|on_demand|1", 1, 3): 3}
+    grown[("chat", "H100", "H100|on_demand|1", 1, 4)] = 5
+    assert violations_of(s, Decisions(replicas=grown), estimates) == []
