@@ -20,6 +20,7 @@ from optimizer.check.capacity import (
     owned_stock,
     place_kind,
     source_stock,
+    spread_over_units,
 )
 from optimizer.check.demand import gangs, serving_capacity
 from optimizer.check.money import market_value
@@ -60,15 +61,11 @@ def _market_capital(
     for (offer_id, t), level in stock.items():
         if t == t_end and offer_id in offers:
             net[offer_id] -= market_value(scenario, offers[offer_id].gpu, t_end + 1) * level
-    months_owned: dict[str, float] = defaultdict(float)
-    for (offer_id, _t), level in stock.items():
-        months_owned[offer_id] += max(level, 0.0)  # a negative level is reported elsewhere
+    spread_over_units(stock, net, {o: offers[o].gpu for o, _t in stock if o in offers}, paid)
     for (offer_id, t), level in stock.items():
         offer = offers.get(offer_id)
-        if offer is None or level <= 0:
-            continue
-        share = net[offer_id] * level / months_owned[offer_id]
-        paid[offer.gpu, t] += share + a.maintenance_per_year / 12.0 * offer.price * level
+        if offer is not None and level > 0:
+            paid[offer.gpu, t] += a.maintenance_per_year / 12.0 * offer.price * level
 
 
 def type_month_costs(

@@ -37,6 +37,23 @@ def source_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, in
     return running_levels(scenario.horizon_months, decisions.purchases, decisions.sales)
 
 
+def spread_over_units(
+    levels: Mapping[tuple[str, int], float],
+    net: Mapping[str, float],
+    gpu_of: Mapping[str, str],
+    paid: dict[tuple[str, int], float],
+) -> None:
+    """Each key's ``net`` cost over the unit-months it holds: month ``t`` takes
+    ``level[key,t] / sum of its levels`` of it, on the key's GPU type.
+    A negative level (reported by the stock rules) takes nothing."""
+    totals: dict[str, float] = defaultdict(float)
+    for (key, _t), level in levels.items():
+        totals[key] += max(level, 0.0)
+    for (key, t), level in levels.items():
+        if key in gpu_of and level > 0:
+            paid[gpu_of[key], t] += net.get(key, 0.0) * level / totals[key]
+
+
 def running_levels(
     horizon: int, bought: Mapping[tuple[str, int], float], sold: Mapping[tuple[str, int], float]
 ) -> dict[tuple[str, int], float]:

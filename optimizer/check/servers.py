@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from optimizer.check.capacity import owned_stock, running_levels
+from optimizer.check.capacity import owned_stock, running_levels, spread_over_units
 from optimizer.check.tolerances import INTEGER_TOL
 from optimizer.domain import CostCategory, Gpu, ResidualValue, Scenario
 from optimizer.results import Decisions
@@ -170,11 +170,7 @@ def server_type_month_costs(
     for (gpu, month), n in decisions.server_sales.items():
         if gpu in gpus:
             net[gpu] -= node_market_value(scenario, gpus[gpu], month) * n
-    months_owned: dict[str, float] = defaultdict(float)
     for (gpu, t), level in levels.items():
-        months_owned[gpu] += max(level, 0.0)
         if t == t_end and gpu in gpus:
             net[gpu] -= node_market_value(scenario, gpus[gpu], t_end + 1) * level
-    for (gpu, t), level in levels.items():
-        if gpu in gpus and level > 0:
-            paid[gpu, t] += net[gpu] * level / months_owned[gpu]
+    spread_over_units(levels, net, {g: g for g in gpus}, paid)
