@@ -9,6 +9,7 @@ and a year's electricity. ``docs/methodology.md`` states every formula.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,9 @@ class BreakevenRow:
     yearly_power_cost: float | None
     # Monthly cost of keeping one owned GPU at ``utilization`` (energy incl. idle, maintenance).
     owned_running_per_month: float | None
+    # Months until buying pays off with those running costs counted (where the
+    # chart's two lines cross); math.inf when renting stays cheaper every month.
+    months_with_running: float | None = None
 
 
 def _cheapest(offers: Sequence[Offer]) -> Offer | None:
@@ -103,10 +107,14 @@ def breakeven_row(scenario: Scenario, gpu: Gpu, utilization: float) -> Breakeven
     hours = None
     if rent_price is not None and buy_price is not None and rent_price > 0:
         hours = buy_price / rent_price
-    owned = running = None
+    owned = running = paid_off = None
     if buy_price is not None:
         owned = owned_cost_per_hour(gpu, buy_price, a)
         running = owned_running_per_month(gpu, buy_price, utilization, a)
+    if rent_price is not None and buy_price is not None and running is not None:
+        # buy + running × m = rent a month × m: the month the cumulative lines cross.
+        saved = rent_price * a.hours_per_month * utilization - running
+        paid_off = buy_price / saved if saved > 0 else math.inf
     return BreakevenRow(
         gpu=gpu.name,
         fp16_tflops=gpu.fp16_tflops,
@@ -121,6 +129,7 @@ def breakeven_row(scenario: Scenario, gpu: Gpu, utilization: float) -> Breakeven
         cost_per_tflop_hour=None if rent_price is None else rent_price / gpu.fp16_tflops,
         yearly_power_cost=yearly_power_cost(gpu, utilization, a),
         owned_running_per_month=running,
+        months_with_running=paid_off,
     )
 
 
@@ -158,7 +167,9 @@ def cumulative_costs(row: BreakevenRow, scenario: Scenario) -> list[tuple[int, f
 
 
 def _fmt(value: float | None, spec: str) -> str:
-    return "—" if value is None else format(value, spec)
+    if value is None:
+        return "—"
+    return "never" if math.isinf(value) else format(value, spec)
 
 
 def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
@@ -174,6 +185,7 @@ def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
         "break-even (GPU-h)",
         "months at 24/7",
         f"months at {pct}",
+        f"with running costs at {pct} (months)",
         f"owned over {months} mo (USD/GPU-h)",
         "rent (USD/TFLOP-h)",
         f"power at {pct} (USD/yr)",
@@ -186,6 +198,7 @@ def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
             _fmt(r.breakeven_hours, ",.0f"),
             _fmt(r.months_24_7, ",.1f"),
             _fmt(r.months_at_utilization, ",.1f"),
+            _fmt(r.months_with_running, ",.1f"),
             _fmt(r.owned_cost_per_hour, ",.2f"),
             _fmt(r.cost_per_tflop_hour, ".4f"),
             _fmt(r.yearly_power_cost, ",.0f"),
@@ -248,6 +261,8 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
     def number(ws: Worksheet, r: int, c: int, value: float | None, spec: str) -> None:
         if value is None:
             ws.write_blank(r, c, None)
+        elif math.isinf(value):
+            ws.write_string(r, c, "never", text)
         else:
             ws.write_number(r, c, value, formats[spec])
 
@@ -259,6 +274,7 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
         ("break-even (rented GPU-hours)", _HOURS),
         ("months to break even at 24/7", _MONTHS),
         (f"months to break even at {pct} use", _MONTHS),
+        (f"months until buying pays off at {pct} use, energy and maintenance counted", _MONTHS),
         (f"owned cost over {a.depreciation_months:g} months at full use (USD per GPU-hour)", _USD),
         ("rent per FP16 TFLOP (USD per TFLOP-hour)", _PER_TFLOP),
         (f"electricity at {pct} use (USD per year)", _USD_WHOLE),
@@ -279,6 +295,7 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
             row.breakeven_hours,
             row.months_24_7,
             row.months_at_utilization,
+            row.months_with_running,
             row.owned_cost_per_hour,
             row.cost_per_tflop_hour,
             row.yearly_power_cost,
@@ -289,7 +306,10 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
     table.write_string(note_row, 0, "scenario", label)
     user_text(table, note_row, 1, scenario.name)
     notes = (
-        "Break-even hours = buy price / rent per hour (running costs left out).",
+        "Break-even hours = buy price / rent per hour (running costs left out: the guide's rule).",
+        "Pays off with running costs = buy price / (rent a month at that use − energy and "
+        "maintenance a month): where the lines of each GPU's chart cross; never when renting "
+        "stays cheaper.",
         f"Months = break-even hours / {a.hours_per_month:g} hours a month (and / {pct} at that use).",
         f"Owned cost = (price + energy at {a.electricity_per_kwh:g} USD/kWh × PUE {a.pue:g}"
         f" + maintenance {a.maintenance_per_year:.0%} of the price a year)",

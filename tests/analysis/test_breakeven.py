@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zipfile
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -196,7 +197,8 @@ def test_workbook_holds_values_a_sheet_and_a_chart_per_type(tmp_path: Path) -> N
     h100 = names.index("H100") + 2
     assert table.cell(h100, 2).value == pytest.approx(3.15)
     assert table.cell(h100, 4).value == pytest.approx(25_000 / 3.15)
-    assert table.cell(h100, 7).value == pytest.approx(1.04159, abs=1e-5)
+    assert table.cell(h100, 7).value == pytest.approx(rows[2].months_with_running)
+    assert table.cell(h100, 8).value == pytest.approx(1.04159, abs=1e-5)
     # The scenario name looks like a formula: it stays text.
     scenario_cell = table.cell(len(GUIDE) + 3, 2)
     assert scenario_cell.data_type == "s" and scenario_cell.value == "=cmd"
@@ -212,3 +214,24 @@ def test_workbook_holds_values_a_sheet_and_a_chart_per_type(tmp_path: Path) -> N
     with zipfile.ZipFile(path) as archive:
         charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
     assert len(charts) == len(GUIDE)
+
+
+def test_with_running_costs_buying_pays_off_where_the_chart_lines_cross() -> None:
+    # Guide scenario at 60 %: rent 3.15 × 438 h = 1,379.70 a month; owning costs
+    # 0.7 kW × 1.29 × 0.10 × 730 × (0.6 + 0.4 × idle 0.1) = 42.19 of energy a month,
+    # no maintenance: 25,000 / (1,379.70 − 42.19) = 18.69 months (18.12 without).
+    s = _guide_scenario()
+    h100 = _row(breakeven_rows(s, 0.6), "H100")
+    energy = 0.7 * 1.29 * 0.10 * 730 * (0.6 + 0.4 * s.assumptions.idle_power_fraction)
+    assert h100.months_with_running == pytest.approx(25_000 / (3.15 * 438 - energy), rel=1e-9)
+    # The table and the chart agree: the first month the bought GPU costs no more.
+    crossing = next(m for m, rent, buy in cumulative_costs(h100, s) if buy <= rent)
+    assert crossing == math.ceil(h100.months_with_running)
+
+
+def test_buying_never_pays_off_when_running_costs_exceed_the_rent() -> None:
+    s = _guide_scenario(Assumptions(electricity_per_kwh=10.0, pue=1.29, maintenance_per_year=0.0))
+    h100 = _row(breakeven_rows(s, 0.6), "H100")
+    assert h100.months_with_running == math.inf
+    assert h100.months_at_utilization == pytest.approx(18.12, abs=0.01)  # the guide's rule
+    assert "never" in format_breakeven_table([h100])
