@@ -17,7 +17,7 @@ from optimizer.check.capacity import (
     owned_stock,
     source_stock,
 )
-from optimizer.check.servers import server_cash, server_credit
+from optimizer.check.servers import server_cash, server_credit, used_market_price
 from optimizer.domain import CostCategory, OfferOption, ResidualValue, Scenario
 from optimizer.results import Decisions
 
@@ -101,11 +101,9 @@ def market_value(scenario: Scenario, gpu: str, month: int) -> float:
     """model v2 §E: a used GPU sold at the start of ``month`` fetches
     ``resale_fraction × reference price × (1 − resale_decline_per_year) ^ ((month − 1) / 12)``,
     the reference price being the type's lowest buy price (before ``allow_buy``)."""
-    a = scenario.assumptions
     buy = [o.price for o in scenario.offers if o.gpu == gpu and o.option is OfferOption.BUY]
     reference = min(buy) if buy else dict(scenario.listed_buy_prices).get(gpu, 0.0)
-    years = (month - 1) / 12.0
-    return a.resale_fraction * reference * (1.0 - a.resale_decline_per_year) ** years
+    return used_market_price(scenario, reference, month)
 
 
 def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:

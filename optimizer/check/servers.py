@@ -67,12 +67,14 @@ def server_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
 
 def node_market_value(scenario: Scenario, gpu: Gpu, month: int) -> float:
     """A server sold at the start of ``month``: ``resale_fraction × node_price`` on the GPUs' curve."""
+    return used_market_price(scenario, gpu.node_price, month)
+
+
+def used_market_price(scenario: Scenario, new_price: float, month: int) -> float:
+    """model v2 §E: used hardware fetches ``resale_fraction`` of ``new_price``, less
+    ``resale_decline_per_year`` a year: ``× (1 − decline) ^ ((month − 1) / 12)``."""
     a = scenario.assumptions
-    return (
-        a.resale_fraction
-        * gpu.node_price
-        * (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
-    )
+    return a.resale_fraction * new_price * (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
 
 
 def server_credit(scenario: Scenario, decisions: Decisions) -> float:

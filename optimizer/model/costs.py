@@ -45,17 +45,18 @@ def resale_value(scenario: Scenario, gpu: str, month: int) -> float:
     ``resale_fraction * reference_price * (1 - resale_decline_per_year) ** ((t - 1) / 12)``;
     month ``T + 1`` is the market credit at the horizon.
     """
-    a = scenario.assumptions
-    reference = scenario.reference_price(gpu) or 0.0
-    decline = (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
-    return float(a.resale_fraction * reference * decline)
+    return _used_price(scenario.assumptions, scenario.reference_price(gpu) or 0.0, month)
 
 
 def node_resale_value(scenario: Scenario, gpu: Gpu, month: int) -> float:
     """A server sold with its last GPUs: ``resale_fraction`` of ``node_price`` on the same curve."""
-    a = scenario.assumptions
+    return _used_price(scenario.assumptions, gpu.node_price, month)
+
+
+def _used_price(a: Assumptions, new_price: float, month: int) -> float:
+    """The market curve of used hardware: a share of the new price, falling each year."""
     decline = (1.0 - a.resale_decline_per_year) ** ((month - 1) / 12.0)
-    return float(a.resale_fraction * gpu.node_price * decline)
+    return float(a.resale_fraction * new_price * decline)
 
 
 def server_running_per_month(gpu: Gpu, a: Assumptions) -> float:
