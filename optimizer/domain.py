@@ -125,6 +125,56 @@ class Offer:
     row: int = 0
 
 
+class FleetKind(StrEnum):
+    """What a row of sheet ``Fleet`` is (model v2 §E)."""
+
+    OWNED = "owned"
+    RESERVED = "reserved"
+
+
+@dataclass(frozen=True)
+class ExistingGpus:
+    """One row of sheet ``Fleet`` (or a scenario file's ``fleet:``): GPUs that exist before month 1.
+
+    ``source_id`` is ``"<gpu>|fleet|<n>"``, ``n`` counting that type's rows from 1
+    in order (sheet rows first, then a scenario file's additions); it keys the
+    row's stock (owned) or its reservation (reserved) in a plan's decisions, as
+    an offer id keys an offer's. ``label`` is how results name the row
+    (``"Fleet row 4"``).
+    """
+
+    source_id: str
+    gpu: str
+    count: int
+    kind: FleetKind
+    price: float  # owned: USD one GPU cost (maintenance basis); reserved: USD per GPU-hour
+    months_left: int | None = None  # reserved only: months still to pay, from month 1
+    age_months: int = 0  # owned only: age at month 1
+    label: str = ""
+
+    def as_offer(self, horizon_months: int) -> Offer:
+        """The row as the model and plan assembly see it: an owned row is a buy source
+        (never bought: its stock starts at ``count``), a reservation a reserved offer
+        started in month 1 whose term is the months left inside the horizon."""
+        reserved = self.kind is FleetKind.RESERVED
+        return Offer(
+            offer_id=self.source_id,
+            gpu=self.gpu,
+            option=OfferOption.RESERVED if reserved else OfferOption.BUY,
+            price=self.price,
+            term_months=min(self.months_left or 0, horizon_months) if reserved else None,
+            max_units=self.count,
+            provider=self.label,
+        )
+
+    def owed_after(self, horizon_months: int, hours_per_month: float) -> float:
+        """Reserved: USD still owed for months past the horizon (0 for owned rows)."""
+        if self.kind is not FleetKind.RESERVED or self.months_left is None:
+            return 0.0
+        beyond = max(0, self.months_left - horizon_months)
+        return self.price * hours_per_month * self.count * beyond
+
+
 @dataclass(frozen=True)
 class Workload:
     """One row of sheet ``Workloads`` (or an ``add_workloads`` entry)."""
@@ -329,6 +379,22 @@ class Scenario:
     # Lowest buy price of each type after price overrides, before allow_buy removed
     # any offer (model v2 §E): what a used GPU's market value is a share of.
     listed_buy_prices: tuple[tuple[str, float], ...] = ()
+    # model v2 §E: what exists before month 1 (sheet Fleet, a scenario file's fleet:)
+    fleet: tuple[ExistingGpus, ...] = ()
+
+    @property
+    def fleet_offers(self) -> tuple[Offer, ...]:
+        """Each Fleet row as an offer (:meth:`ExistingGpus.as_offer`), in row order."""
+        return tuple(r.as_offer(self.horizon_months) for r in self.fleet)
+
+    @property
+    def all_offers(self) -> tuple[Offer, ...]:
+        """The Prices offers, then the Fleet rows as offers: every id a plan's decisions use."""
+        return self.offers + self.fleet_offers
+
+    def existing(self, source_id: str) -> ExistingGpus | None:
+        """The Fleet row with ``source_id``, or None for an offer of sheet Prices."""
+        return next((r for r in self.fleet if r.source_id == source_id), None)
 
     def gpu(self, name: str) -> Gpu:
         for gpu in self.gpus:
@@ -345,12 +411,19 @@ class Scenario:
         """The new price a used ``gpu`` is valued against: its lowest buy price (model v2 §E).
 
         The scenario's own buy offers where it has any (a sweep may have changed
-        them), else the price listed before ``allow_buy`` removed them.
+        them), else the price listed before ``allow_buy`` removed them, else the
+        count-weighted mean price of its owned Fleet rows.
         """
         prices = [o.price for o in self.offers if o.gpu == gpu and o.option is OfferOption.BUY]
         if prices:
             return min(prices)
-        return dict(self.listed_buy_prices).get(gpu)
+        listed = dict(self.listed_buy_prices).get(gpu)
+        if listed is not None:
+            return listed
+        # No buy offer at all: the count-weighted mean of its owned Fleet rows' prices.
+        owned = [r for r in self.fleet if r.gpu == gpu and r.kind is FleetKind.OWNED]
+        count = sum(r.count for r in owned)
+        return sum(r.price * r.count for r in owned) / count if count else None
 
     def measurement(self, workload: str, gpu: str) -> Measurement | None:
         for m in self.measurements:

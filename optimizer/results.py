@@ -156,13 +156,14 @@ class FleetRow:
     gpu: str
     month: int
     bought: int
-    owned: int  # bought - sold so far
+    owned: int  # existing + bought - sold so far
     reserved: int  # reserved GPUs active that month
     rented_hours: float  # paid on-demand hours
     spot_hours: float  # paid spot hours
     owned_utilization: float | None  # used owned hours / (H × owned); None when nothing is owned
     sold: int = 0  # GPUs sold at the start of the month (model v2 §E)
     servers: int = 0  # servers owned that month (model v2 §E)
+    existing: int = 0  # GPUs of sheet Fleet still owned that month (model v2 §E)
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,9 @@ class Plan:
     offer_use: tuple[OfferUse, ...] = ()
     shadow_prices: tuple[ShadowPrice, ...] = ()
     residual_credit_discounted: float | None = None
+    # model v2 §E: what the GPUs and servers of sheet Fleet are worth at month 1
+    # (market or book), the capital their cost shares carry
+    existing_value: float | None = None
 
     @property
     def name(self) -> str:

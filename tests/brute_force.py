@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
+from optimizer.domain import FleetKind, Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.results import HOUSE, Decisions, PairEstimate
 
 NOISE = 1e-9
@@ -35,6 +35,47 @@ def ceil(x: float) -> int:
 
 def discount(s: Scenario, t: int) -> float:
     return float((1.0 + s.assumptions.discount_rate) ** (-(t - 1) / 12.0))
+
+
+def fleet_offers(s: Scenario) -> dict[str, Offer]:
+    """Sheet Fleet by hand (model v2 §E): an owned row is a source never bought from, a
+    reservation a reserved offer held from month 1 for its months inside the horizon."""
+    found = {}
+    for r in s.fleet:
+        reserved = r.kind is FleetKind.RESERVED
+        found[r.source_id] = Offer(
+            r.source_id,
+            r.gpu,
+            OfferOption.RESERVED if reserved else OfferOption.BUY,
+            r.price,
+            term_months=min(r.months_left or 0, s.horizon_months) if reserved else None,
+            max_units=r.count,
+        )
+    return found
+
+
+def all_offers(s: Scenario) -> dict[str, Offer]:
+    return {**{o.offer_id: o for o in s.offers}, **fleet_offers(s)}
+
+
+def existing_gpus(s: Scenario) -> dict[str, int]:
+    """Owned Fleet rows: GPUs at the start of month 1."""
+    return {r.source_id: r.count for r in s.fleet if r.kind is FleetKind.OWNED}
+
+
+def existing_servers(s: Scenario, gpu: str) -> int:
+    g = s.gpu(gpu)
+    if not (g.node_price or g.node_power_w):
+        return 0
+    return sum(
+        math.ceil(r.count / g.max_per_node)
+        for r in s.fleet
+        if r.gpu == gpu and r.kind is FleetKind.OWNED
+    )
+
+
+def book_share(s: Scenario, age: int) -> float:
+    return max(0.0, 1 - age / s.assumptions.depreciation_months)
 
 
 @dataclass(frozen=True)
@@ -102,13 +143,12 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
     a = s.assumptions
     assert s.budget_total is None and s.budget_monthly is None, "cash budgets are not enumerated"
     places: dict[str, list[Place]] = {}
+    every = all_offers(s)
     for g in s.gpus:
-        found = [Place(g.name, HOUSE, None)] if s.offers_of(g.name, OfferOption.BUY) else []
-        found += [
-            Place(g.name, o.offer_id, o)
-            for o in s.offers_of(g.name)
-            if o.option is not OfferOption.BUY
-        ]
+        mine = [o for o in every.values() if o.gpu == g.name]
+        owned = any(o.option is OfferOption.BUY for o in mine)
+        found = [Place(g.name, HOUSE, None)] if owned else []
+        found += [Place(g.name, o.offer_id, o) for o in mine if o.option is not OfferOption.BUY]
         places[g.name] = found
     jobs: dict[tuple[str, str], Job] = {}
     widths: dict[str, list[Width]] = defaultdict(list)
@@ -240,13 +280,22 @@ def resale(s: Scenario, gpu: str, t: int) -> float:
     """Model v2 §E by hand: a used GPU sold at the start of month ``t``."""
     a = s.assumptions
     prices = [o.price for o in s.offers if o.gpu == gpu and o.option is OfferOption.BUY]
-    new = min(prices) if prices else dict(s.listed_buy_prices)[gpu]
+    rows = [r for r in s.fleet if r.gpu == gpu and r.kind is FleetKind.OWNED]
+    if prices:
+        new = min(prices)
+    elif gpu in dict(s.listed_buy_prices):
+        new = dict(s.listed_buy_prices)[gpu]
+    else:  # the count-weighted mean price of its owned Fleet rows
+        new = sum(r.price * r.count for r in rows) / sum(r.count for r in rows)
     return a.resale_fraction * new * (1 - a.resale_decline_per_year) ** ((t - 1) / 12)
 
 
 def owned_levels(s: Scenario, purchases: dict, sales: dict) -> dict[tuple[str, int], int]:
-    """GPUs of each buy offer held in each month: bought so far minus sold so far."""
+    """GPUs of each source held in each month: existing plus bought so far minus sold so far."""
     level: dict[tuple[str, int], int] = defaultdict(int)
+    for sid, n in existing_gpus(s).items():
+        for t in s.months:
+            level[sid, t] += n
     for moves, sign in ((purchases, 1), (sales, -1)):
         for (oid, m), n in moves.items():
             for t in range(m, s.horizon_months + 1):
@@ -260,9 +309,13 @@ def stock_cost(
     """Discounted purchases, maintenance, idle energy, reservations, minus sales and credit."""
     a = s.assumptions
     H, T = a.hours_per_month, s.horizon_months
-    offers = {o.offer_id: o for o in s.offers}
+    offers = all_offers(s)
     sales = sales or {}
     cost = 0.0
+    if a.residual_rule.value == "book":  # owned Fleet rows: age_months + T old at the end
+        for r in s.fleet:
+            if r.kind is FleetKind.OWNED:
+                cost -= r.price * r.count * book_share(s, r.age_months + T) * discount(s, T)
     for (oid, m), n in purchases.items():
         o = offers[oid]
         cost += o.price * n * discount(s, m)
@@ -302,7 +355,12 @@ def server_cost(s: Scenario, gpu: str, path: dict[int, int]) -> float:
     def node_value(t: int) -> float:
         return a.resale_fraction * g.node_price * (1 - a.resale_decline_per_year) ** ((t - 1) / 12)
 
-    cost, before = 0.0, 0
+    cost, before = 0.0, existing_servers(s, gpu)
+    if a.residual_rule.value == "book":  # servers of owned Fleet rows, as old as their GPUs
+        for r in s.fleet:
+            if r.gpu == gpu and r.kind is FleetKind.OWNED and before:
+                n = math.ceil(r.count / g.max_per_node)
+                cost -= g.node_price * n * book_share(s, r.age_months + T) * discount(s, T)
     for t in s.months:
         level = path.get(t, 0)
         if level > before:
@@ -321,7 +379,7 @@ def server_cost(s: Scenario, gpu: str, path: dict[int, int]) -> float:
 
 def server_path(s: Scenario, d: Decisions, gpu: str) -> dict[int, int]:
     """Servers of ``gpu`` owned each month, from a plan's server decisions."""
-    path, level = {}, 0
+    path, level = {}, existing_servers(s, gpu)
     for t in s.months:
         level += d.server_purchases.get((gpu, t), 0) - d.server_sales.get((gpu, t), 0)
         path[t] = level
@@ -332,7 +390,7 @@ def levels(
     s: Scenario, purchases: dict, reservations: dict, sales: dict | None = None
 ) -> dict[tuple[str, int], int]:
     """GPUs each finite place holds, per (place key, month): owned, active reserved, max_units."""
-    offers = {o.offer_id: o for o in s.offers}
+    offers = all_offers(s)
     size: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, t), n in owned_levels(s, purchases, sales or {}).items():
         size[f"{HOUSE}:{offers[oid].gpu}", t] += n
@@ -411,13 +469,22 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
     s = inst.s
     a = s.assumptions
     H, T = a.hours_per_month, s.horizon_months
-    offers = {o.offer_id: o for o in s.offers}
+    offers = all_offers(s)
     by_name = {w.name: w for w in s.workloads}
     place = {(p.gpu, p.key): p for ps in inst.places.values() for p in ps}
     bad: list[str] = []
+    for r in s.fleet:
+        held = {m: n for (oid, m), n in d.reservations.items() if oid == r.source_id}
+        if r.kind is FleetKind.RESERVED and held != {1: r.count}:
+            bad.append(f"existing reservation {r.source_id} held as {held}")
     for (oid, m), n in d.purchases.items():
         o = offers.get(oid)
-        if o is None or o.option is not OfferOption.BUY or not o.available_from <= m <= T:
+        if (
+            oid in fleet_offers(s)
+            or o is None
+            or o.option is not OfferOption.BUY
+            or not o.available_from <= m <= T
+        ):
             bad.append(f"purchase {oid} in {m}")
         if n != int(n) or n < 0:
             bad.append(f"purchase of {n} GPUs")

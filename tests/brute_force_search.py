@@ -11,15 +11,17 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from optimizer.domain import Kind, OfferOption, Scenario
+from optimizer.domain import FleetKind, Kind, OfferOption, Scenario
 from optimizer.results import HOUSE, Decisions, PairEstimate
 from tests.brute_force import (
     Instance,
     Job,
     Place,
     active,
+    all_offers,
     ceil,
     discount,
+    existing_servers,
     hour_price,
     instance,
     levels,
@@ -234,6 +236,28 @@ def _purchase_choices(inst: Instance, g: str) -> list[tuple[dict, dict]]:
     most = max(most_needed(inst, house, t) for t in s.months)
     sells = s.assumptions.residual_rule.value == "market"
     per_offer = []
+    for r in s.fleet:  # owned Fleet rows: start at count, never rise; fall only when sold
+        if r.gpu != g or r.kind is not FleetKind.OWNED:
+            continue
+        paths = []
+        top = min(r.count, most) if sells else r.count
+        for path in itertools.product(range(top + 1), repeat=len(s.months)):
+            if any(b > a for a, b in itertools.pairwise(path)):
+                continue
+            if not sells and any(x != r.count for x in path):
+                continue
+            sold, before = {}, r.count
+            for t, level in zip(s.months, path, strict=True):
+                if level < before:
+                    sold[(r.source_id, t)] = before - level
+                before = level
+            paths.append((dict(zip(s.months, path, strict=True)), {}, sold))
+        per_offer.append(paths)
+    # Without market value existing GPUs are kept whatever the need: the bound grows.
+    forced = (
+        0 if sells else sum(r.count for r in s.fleet if r.gpu == g and r.kind is FleetKind.OWNED)
+    )
+    most = max(most, forced)
     for o in s.offers_of(g, OfferOption.BUY):
         months = [t for t in s.months if t >= o.available_from]
         paths = []
@@ -267,6 +291,8 @@ def _reservation_choices(inst: Instance, p: Place) -> list[dict]:
     s = inst.s
     o = p.offer
     assert o is not None
+    if (row := s.existing(o.offer_id)) is not None:
+        return [{(o.offer_id, 1): row.count}]  # an existing reservation is held
     term = o.term_months or 1
     starts = [t for t in s.months if t >= o.available_from and t + term - 1 <= s.horizon_months]
     ranges = []
@@ -292,7 +318,7 @@ class Cheapest:
 def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     """The cheapest plan over every integer choice within the bounds, or None (infeasible)."""
     inst = instance(s, estimates)
-    offers = {o.offer_id: o for o in s.offers}
+    offers = all_offers(s)
     sets = [_purchase_choices(inst, g.name) for g in s.gpus]
     sets += [
         _reservation_choices(inst, p)
@@ -364,6 +390,8 @@ def _cheapest_servers(s: Scenario, size: dict) -> tuple[float, dict, dict] | Non
         if not (g.node_price or g.node_power_w):
             continue
         need = [ceil(size[f"{HOUSE}:{g.name}", t] / g.max_per_node) for t in s.months]
+        if a.residual_rule.value != "market":  # servers that exist are kept
+            need = [max(n, existing_servers(s, g.name)) for n in need]
         ranges = [range(need[i], max(need[i:]) + 1) for i in range(len(need))]
         paths = [
             dict(zip(s.months, p, strict=True))
@@ -391,7 +419,7 @@ def _cheapest_servers(s: Scenario, size: dict) -> tuple[float, dict, dict] | Non
         if best is None or cost < best[0] - 1e-9:
             bought, dropped = {}, {}
             for g, p in paths.items():
-                before = 0
+                before = existing_servers(s, g)
                 for t in s.months:
                     if p[t] > before:
                         bought[(g, t)] = p[t] - before

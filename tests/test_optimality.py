@@ -51,6 +51,14 @@ slot and free hours, the capex budget and the power cap):
    ``s`` can go unless some month of its term needs every active GPU: each
    start reserves at most the most a month of its term needs.
 
+Existing GPUs (model v2 §E, ``existing``): an owned Fleet row starts month 1
+with its GPUs and its level only falls. Without market value nothing is sold,
+so its level is fixed and the house bound grows to it. Under market value a
+level above the most any month needs is never cheaper: selling that GPU in the
+first month it is surplus earns at least what a later sale or the horizon
+credit earns (the used price only falls) and saves its running cost. An
+existing reservation has one choice: its GPUs from month 1.
+
 Given every integer, the rest is continuous and needs no LP: one workload per
 slot class and type (asserted), so no two workloads share a capacity; every
 place and month offers a job paid hours at a constant discounted price up to
@@ -80,7 +88,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from optimizer.domain import Assumptions, Scenario
+from optimizer.domain import Assumptions, ExistingGpus, FleetKind, Scenario
 from optimizer.results import (
     HOUSE,
     EstimateSource,
@@ -473,6 +481,73 @@ def resale(rng: random.Random) -> Case:
     )
 
 
+def existing(rng: random.Random) -> Case:
+    """Model v2 §E: GPUs the company owns before month 1 (kept, sold, or joined by
+    bought ones, in their servers) and an existing reservation that may run past the
+    horizon; sometimes the type has no buy offer (its market price is then the mean
+    of its Fleet prices)."""
+    offers = [offer("G", "on_demand", rng.choice([1.0, 3.0]))]
+    if rng.random() < 0.7:
+        offers.append(offer("G", "buy", rng.choice([300.0, 800.0])))
+    fleet = [
+        ExistingGpus(
+            "G|fleet|1",
+            "G",
+            rng.choice([1, 2, 3]),
+            FleetKind.OWNED,
+            rng.choice([200.0, 600.0]),
+            age_months=rng.choice([0, 6]),
+        )
+    ]
+    if rng.random() < 0.5:
+        fleet.append(
+            ExistingGpus(
+                "G|fleet|2",
+                "G",
+                rng.choice([1, 2]),
+                FleetKind.RESERVED,
+                rng.choice([0.5, 2.0]),
+                months_left=rng.choice([2, 5]),
+            )
+        )
+    s = scenario(
+        [
+            gpu(
+                "G",
+                tdp_w=1000.0,
+                max_per_node=2,
+                node_price=rng.choice([0.0, 0.0, 150.0]),
+                node_power_w=rng.choice([0.0, 300.0]),
+            )
+        ],
+        offers,
+        [
+            workload(
+                "chat",
+                "realtime_inference",
+                tokens_per_second=rng.choice([300.0, 700.0]),
+                end_month=rng.choice([1, 2, 3]),
+            ),
+            workload("late", "batch_inference", start_month=rng.choice([2, 3])),
+        ],
+        assumptions=assumptions(
+            rng,
+            residual_value=rng.choice(["market", "market", "book", "none"]),
+            colocation_per_kw_month=rng.choice([0.0, 20.0]),
+        ),
+        horizon_months=3,
+        fleet=tuple(fleet),
+    )
+    return Case(
+        "",
+        s,
+        (
+            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
+            job_estimate("late", "G", 1, rng.choice([60.0, 150.0])),
+        ),
+    )
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "serving": serving_replicas,
     "gangs": gangs_and_singles,
@@ -482,6 +557,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "shared": replicas_slots_and_free,
     "services": two_services,
     "resale": resale,
+    "existing": existing,
 }
 
 
@@ -518,7 +594,7 @@ def test_the_cases_cover_every_new_rule() -> None:
     """A guard against an enumeration that tests nothing: the optima use every v2 choice."""
     found = {c.name: enumerated(c.name) for c in ALL}
     plans = [(c, b.decisions) for c in ALL if (b := found[c.name]) is not None]
-    offers = {o.offer_id: o for c in ALL for o in c.scenario.offers}
+    offers = {o.offer_id: o for c in ALL for o in c.scenario.all_offers}
 
     def option(key: str) -> str:
         return "house" if key == HOUSE else offers[key].option.value
@@ -537,6 +613,15 @@ def test_the_cases_cover_every_new_rule() -> None:
     # ... some optimum buys servers, and some sells them again.
     assert any(d.server_purchases for _c, d in plans)
     assert any(d.server_sales for _c, d in plans)
+    # ... and some optimum sells GPUs it had before month 1, another keeps them to the
+    # horizon, and one holds an existing reservation that runs past it.
+    fleet_sales = [(c, d) for c, d in plans if any("fleet" in o for (o, _t) in d.sales)]
+    assert any(t < c.scenario.horizon_months for c, d in fleet_sales for (_o, t) in d.sales)
+    assert any(
+        c.scenario.fleet and not d.sales and c.scenario.assumptions.residual_value != "market"
+        for c, d in plans
+    )
+    assert any(r.months_left == 5 for c, _d in plans for r in c.scenario.fleet)
     # ... and some optimum serves a growing service with more replicas later.
     assert any(
         sum(n for (w, _g, _p, _k, t), n in d.replicas.items() if w == "code" and t == 2)

@@ -23,6 +23,7 @@ from optimizer.check.capacity import (
     spread_over_units,
 )
 from optimizer.check.demand import gangs, serving_capacity
+from optimizer.check.fleet import existing_book_credit, existing_book_start, existing_gpus
 from optimizer.check.money import market_value
 from optimizer.check.servers import server_type_month_costs
 from optimizer.check.tolerances import (
@@ -61,6 +62,9 @@ def _market_capital(
     for (offer_id, t), level in stock.items():
         if t == t_end and offer_id in offers:
             net[offer_id] -= market_value(scenario, offers[offer_id].gpu, t_end + 1) * level
+    for (source_id, _month), gpus_there in existing_gpus(scenario).items():
+        # Using a GPU one has forgoes selling it in month 1: that is its capital.
+        net[source_id] += market_value(scenario, offers[source_id].gpu, 1) * gpus_there
     spread_over_units(stock, net, {o: offers[o].gpu for o, _t in stock if o in offers}, paid)
     for (offer_id, t), level in stock.items():
         offer = offers.get(offer_id)
@@ -97,6 +101,13 @@ def type_month_costs(
         spread = offer.price * count * (1.0 - book) / age
         for t in range(month, t_end + 1):
             paid[offer.gpu, t] += spread + a.maintenance_per_year / 12.0 * offer.price * count
+    if not a.sells:  # owned Fleet rows, never sold: value at month 1 less value at T
+        start, end = existing_book_start(scenario), existing_book_credit(scenario)
+        for (source_id, _month), held in existing_gpus(scenario).items():
+            offer = offers[source_id]
+            spread = (start.get(source_id, 0.0) - end.get(source_id, 0.0)) / t_end
+            for t in scenario.months:
+                paid[offer.gpu, t] += spread + a.maintenance_per_year / 12.0 * offer.price * held
     for (offer_id, t), active in active_reservations(scenario, decisions).items():
         paid[offers[offer_id].gpu, t] += offers[offer_id].price * h * active
     for (offer_id, t), hours in derived.paid.items():

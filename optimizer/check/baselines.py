@@ -41,14 +41,16 @@ def buy_only(scenario: Scenario) -> Scenario:
 
 
 def single_gpu(scenario: Scenario, gpu: str) -> Scenario:
-    """Every GPU type but ``gpu`` excluded, as ``exclude_gpus`` would do."""
+    """Every GPU type but ``gpu`` excluded, as ``exclude_gpus`` would do: what exists
+    (sheet Fleet) stays, so types with Fleet rows keep their GPUs but no offers."""
     others = tuple(g.name for g in scenario.gpus if g.name != gpu)
+    kept = {gpu} | {r.gpu for r in scenario.fleet}
     return replace(
         scenario,
         name=f"{scenario.name} (only {gpu})",
-        gpus=tuple(g for g in scenario.gpus if g.name == gpu),
+        gpus=tuple(g for g in scenario.gpus if g.name in kept),
         offers=tuple(o for o in scenario.offers if o.gpu == gpu),
-        measurements=tuple(m for m in scenario.measurements if m.gpu == gpu),
+        measurements=tuple(m for m in scenario.measurements if m.gpu in kept),
         excluded_gpus=(*scenario.excluded_gpus, *others),
     )
 
@@ -75,15 +77,16 @@ def solve_baselines(scenario: Scenario, settings: SolverSettings) -> dict[str, P
         RENT_ONLY: solve_and_verify(rent_only(scenario), settings, estimates),
         BUY_ONLY: solve_and_verify(buy_only(scenario), settings, estimates),
     }
+    single = {g.name: single_gpu(scenario, g.name) for g in scenario.gpus}
     singles = [
-        solve_and_verify(single_gpu(scenario, g.name), settings, _only(estimates, g.name))
-        for g in scenario.gpus
+        solve_and_verify(only, settings, _only(estimates, {g.name for g in only.gpus}))
+        for only in single.values()
     ]
     best = _cheapest(singles)
     if best is None and singles:
         reasons = tuple(
-            f"only {p.scenario.gpus[0].name}: {d}" if p.scenario.gpus else d
-            for p in singles
+            f"only {name}: {d}"
+            for name, p in zip(single, singles, strict=True)
             for d in p.diagnostics
         )
         best = replace(singles[0], diagnostics=reasons)
@@ -92,5 +95,5 @@ def solve_baselines(scenario: Scenario, settings: SolverSettings) -> dict[str, P
     return result
 
 
-def _only(estimates: tuple[PairEstimate, ...], gpu: str) -> tuple[PairEstimate, ...]:
-    return tuple(e for e in estimates if e.gpu == gpu)
+def _only(estimates: tuple[PairEstimate, ...], gpus: set[str]) -> tuple[PairEstimate, ...]:
+    return tuple(e for e in estimates if e.gpu in gpus)

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from optimizer.check.fleet import existing_gpus, fleet_offers
 from optimizer.domain import Assumptions, Offer, OfferOption, Scenario
 from optimizer.results import HOUSE, Decisions
 
@@ -25,16 +26,21 @@ RENTAL = (OfferOption.ON_DEMAND, OfferOption.SPOT)
 
 
 def offers_by_id(scenario: Scenario) -> dict[str, Offer]:
-    return {o.offer_id: o for o in scenario.offers}
+    """The Prices offers and the Fleet rows (model v2 §E), by the ids decisions use."""
+    return {**{o.offer_id: o for o in scenario.offers}, **fleet_offers(scenario)}
 
 
 def source_stock(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    """GPUs of each buy offer owned in each month 1..T: bought so far minus sold so far.
+    """GPUs of each source owned in each month 1..T: what an owned Fleet row starts with,
+    plus bought so far, minus sold so far.
 
     A level can come out negative (more sold than bought): a violation that
     :func:`optimizer.check.decisions.sale_violations` reports.
     """
-    return running_levels(scenario.horizon_months, decisions.purchases, decisions.sales)
+    bought = existing_gpus(scenario)
+    for key, n in decisions.purchases.items():
+        bought[key] = bought.get(key, 0.0) + n
+    return running_levels(scenario.horizon_months, bought, decisions.sales)
 
 
 def spread_over_units(
@@ -168,7 +174,7 @@ def finite_place_sizes(
     for t in scenario.months:
         for g in scenario.gpus:
             sizes[g.name, HOUSE, t] = stock.get((g.name, t), 0.0)
-        for o in scenario.offers:
+        for o in offers_by_id(scenario).values():
             if o.option is OfferOption.RESERVED:
                 sizes[o.gpu, o.offer_id, t] = active.get((o.offer_id, t), 0.0)
             elif o.option in RENTAL and o.max_units is not None:

@@ -279,6 +279,8 @@ def offer_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
             found.append(f"reservations: {offer_id} has no term_months")
             continue
         end = start + offer.term_months - 1
+        if scenario.existing(offer_id) is not None:
+            continue  # an existing reservation may run past T: fleet_rule_violations
         if end > t_end:
             found.append(
                 f"reservations: {count} GPUs of {offer_id} from month {start} end in month {end}, "

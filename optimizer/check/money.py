@@ -17,8 +17,9 @@ from optimizer.check.capacity import (
     owned_stock,
     source_stock,
 )
+from optimizer.check.fleet import existing_book_credit
 from optimizer.check.servers import server_cash, server_credit, used_market_price
-from optimizer.domain import CostCategory, OfferOption, ResidualValue, Scenario
+from optimizer.domain import CostCategory, FleetKind, OfferOption, ResidualValue, Scenario
 from optimizer.results import Decisions
 
 
@@ -102,7 +103,15 @@ def market_value(scenario: Scenario, gpu: str, month: int) -> float:
     ``resale_fraction × reference price × (1 − resale_decline_per_year) ^ ((month − 1) / 12)``,
     the reference price being the type's lowest buy price (before ``allow_buy``)."""
     buy = [o.price for o in scenario.offers if o.gpu == gpu and o.option is OfferOption.BUY]
-    reference = min(buy) if buy else dict(scenario.listed_buy_prices).get(gpu, 0.0)
+    listed = dict(scenario.listed_buy_prices)
+    if buy:
+        reference = min(buy)
+    elif gpu in listed:
+        reference = listed[gpu]
+    else:  # no buy offer at all: the count-weighted mean of its owned Fleet rows' prices
+        rows = [r for r in scenario.fleet if r.gpu == gpu and r.kind is FleetKind.OWNED]
+        count = sum(r.count for r in rows)
+        reference = sum(r.price * r.count for r in rows) / count if count else 0.0
     return used_market_price(scenario, reference, month)
 
 
@@ -130,7 +139,8 @@ def _gpu_credit(scenario: Scenario, decisions: Decisions) -> float:
     if rule is not ResidualValue.BOOK:
         return 0.0
     offers = offers_by_id(scenario)
-    credit = 0.0
+    existing = existing_book_credit(scenario)  # owned Fleet rows: age_months + T months old
+    credit = sum(existing.get(row.source_id, 0.0) for row in scenario.fleet)
     for (offer_id, month), count in decisions.purchases.items():
         offer = offers.get(offer_id)
         if offer is None or not 1 <= month <= scenario.horizon_months:

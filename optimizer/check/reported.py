@@ -25,6 +25,7 @@ from optimizer.check.capacity import (
     place_kind,
     rented_per_gpu,
     reserved_per_gpu,
+    source_stock,
 )
 from optimizer.check.servers import server_levels
 from optimizer.check.tolerances import (
@@ -115,6 +116,10 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
     derived = derived_hours(scenario, decisions)
     on_demand = rented_per_gpu(scenario, derived, OfferOption.ON_DEMAND)
     spot = rented_per_gpu(scenario, derived, OfferOption.SPOT)
+    existing: dict[tuple[str, int], float] = defaultdict(float)  # Fleet rows still owned
+    for (source_id, t), level in source_stock(scenario, decisions).items():
+        if (row := scenario.existing(source_id)) is not None:
+            existing[row.gpu, t] += level
     rows: dict[tuple[str, int], FleetRow] = {}
     for g in scenario.gpus:
         for t in scenario.months:
@@ -126,6 +131,7 @@ def expected_fleet(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, 
                 month=t,
                 bought=round(bought.get(key, 0.0)),
                 owned=round(owned),
+                existing=round(existing.get(key, 0.0)),
                 sold=round(sold.get(key, 0.0)),
                 servers=round(servers.get(key, 0.0)),
                 reserved=round(reserved.get(key, 0.0)),
@@ -168,7 +174,7 @@ def fleet_violations(
             )
             continue
         where = f"fleet: {row.gpu} month {row.month}"
-        for name in ("bought", "sold", "owned", "reserved", "servers"):
+        for name in ("bought", "sold", "owned", "existing", "reserved", "servers"):
             got, exp = getattr(row, name), getattr(want, name)
             if got != exp:
                 found.append(f"{where} {name} {got} but the decisions give {exp}")

@@ -37,6 +37,7 @@ from optimizer.check.decisions import (
     non_finite_violations,
     offer_violations,
 )
+from optimizer.check.fleet import fleet_rule_violations
 from optimizer.check.free_hours import free_hours_violations
 from optimizer.check.limits import budget_violations, power_violations, spent
 from optimizer.check.money import (
@@ -165,4 +166,5 @@ def decision_violations(
         *recurring_demand_violations(scenario, decisions, estimates),
         *power_violations(scenario, decisions),
         *server_violations(scenario, decisions),
+        *fleet_rule_violations(scenario, decisions),
     ]

@@ -13,16 +13,19 @@ import math
 from collections import defaultdict
 
 from optimizer.check.capacity import owned_stock, running_levels, spread_over_units
+from optimizer.check.fleet import existing_book_credit, existing_book_start, existing_servers
 from optimizer.check.tolerances import INTEGER_TOL
 from optimizer.domain import CostCategory, Gpu, ResidualValue, Scenario
 from optimizer.results import Decisions
 
 
 def server_levels(scenario: Scenario, decisions: Decisions) -> dict[tuple[str, int], float]:
-    """Servers of each type owned in each month 1..T: bought so far minus sold so far."""
-    return running_levels(
-        scenario.horizon_months, decisions.server_purchases, decisions.server_sales
-    )
+    """Servers of each type owned in each month 1..T: those that came with owned Fleet
+    rows, plus bought so far, minus sold so far."""
+    bought = existing_servers(scenario)
+    for key, n in decisions.server_purchases.items():
+        bought[key] = bought.get(key, 0.0) + n
+    return running_levels(scenario.horizon_months, bought, decisions.server_sales)
 
 
 def server_violations(scenario: Scenario, decisions: Decisions) -> list[str]:
@@ -85,6 +88,8 @@ def server_credit(scenario: Scenario, decisions: Decisions) -> float:
     gpus = {g.name: g for g in scenario.gpus}
     credit = 0.0
     if a.residual_rule is ResidualValue.BOOK:
+        existing = existing_book_credit(scenario)
+        credit += sum(existing.get(g, 0.0) for g in gpus)
         for (gpu, month), n in decisions.server_purchases.items():
             if (g := gpus.get(gpu)) is not None and 1 <= month <= t_end:
                 age = t_end - month + 1
@@ -164,6 +169,10 @@ def server_type_month_costs(
             left = max(0.0, 1.0 - age / a.depreciation_months) if book else 0.0
             for t in range(month, t_end + 1):
                 paid[gpu, t] += g.node_price * n * (1.0 - left) / age
+        start, end = existing_book_start(scenario), existing_book_credit(scenario)
+        for (gpu, _month), _n in existing_servers(scenario).items():
+            for t in scenario.months:
+                paid[gpu, t] += (start.get(gpu, 0.0) - end.get(gpu, 0.0)) / t_end
         return
     net: dict[str, float] = defaultdict(float)
     for (gpu, _month), n in decisions.server_purchases.items():
@@ -175,4 +184,6 @@ def server_type_month_costs(
     for (gpu, t), level in levels.items():
         if t == t_end and gpu in gpus:
             net[gpu] -= node_market_value(scenario, gpus[gpu], t_end + 1) * level
+    for (gpu, _month), there in existing_servers(scenario).items():
+        net[gpu] += node_market_value(scenario, gpus[gpu], 1) * there  # forgone sale in month 1
     spread_over_units(levels, net, {g: g for g in gpus}, paid)

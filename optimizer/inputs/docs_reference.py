@@ -48,7 +48,7 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
         "list",
         "Each `{gpu, option, multiply}` or `{gpu, option, price}`: changes every offer of that GPU type and option.",
     ),
-    ("exclude_gpus", "list of names", "GPU types left out."),
+    ("exclude_gpus", "list of names", "GPU types left out (their rows of sheet Fleet stay)."),
     (
         "workloads",
         "list of names",
@@ -59,6 +59,11 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
         "demand",
         "list",
         "Each `{workload, month, value}` as a row of sheet Demand; replaces the sheet's row for that workload and month.",
+    ),
+    (
+        "fleet",
+        "list",
+        "Each `{gpu, count, kind, price, months_left, age_months}` as a row of sheet Fleet; replaces every sheet row of the same gpu and kind (count 0 removes them) and adds the others.",
     ),
 )
 

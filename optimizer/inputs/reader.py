@@ -32,12 +32,14 @@ from optimizer.domain import Gpu, Measurement, Offer, Workload
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import SheetRow
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
+from optimizer.inputs.fleet_rows import FleetEntry
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     ASSUMPTIONS_SHEET_NAME,
     DEMAND,
+    FLEET,
     GPUS,
     INPUT_SHEETS,
     PRICES,
@@ -51,6 +53,7 @@ from optimizer.inputs.sheets import (
     ScenarioRow,
     _assumptions,
     _checkable,
+    _fleet,
     _measurements,
     _offers,
     _records,
@@ -78,6 +81,7 @@ class WorkbookData:
     workloads: tuple[Workload, ...] = ()
     measurements: tuple[Measurement, ...] = ()
     demand: tuple[DemandRow, ...] = ()  # sheet Demand (model v2 §E)
+    fleet: tuple[FleetEntry, ...] = ()  # sheet Fleet (model v2 §E)
     scenarios: tuple[ScenarioRow, ...] = ()
     assumptions: tuple[AssumptionRow, ...] = ()
     has_scenarios_sheet: bool = False
@@ -165,7 +169,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             problems.extend(_missing_columns(file, t, sheet))
         return t
 
-    gpu_table, price_table, workload_table = table(GPUS), table(PRICES), table(WORKLOADS)
+    gpu_table, price_table, fleet_table = table(GPUS), table(PRICES), table(FLEET)
+    workload_table = table(WORKLOADS)
     throughput_table, demand_table, scenario_table, assumption_table = (
         table(THROUGHPUT),
         table(DEMAND),
@@ -177,7 +182,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     gpus, gpu_names, gpu_rows = _records(file, gpu_table, GPUS, build_gpu, "gpu", problems)
     gpus_known = _checkable(gpu_names, gpu_table, "gpu")
     offers = _offers(file, price_table, gpus_known, problems)
-    problems.extend(_tdp_needed(gpus, gpu_rows, offers))
+    fleet = _fleet(file, fleet_table, gpus_known, problems)
+    problems.extend(_tdp_needed(gpus, gpu_rows, offers, fleet))
     workloads, workload_names, workload_rows = _records(
         file, workload_table, WORKLOADS, build_workload, "workload", problems
     )
@@ -197,6 +203,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         workloads=workloads,
         measurements=measurements,
         demand=demand,
+        fleet=fleet,
         scenarios=scenarios,
         assumptions=assumptions,
         has_scenarios_sheet=scenario_table is not None,

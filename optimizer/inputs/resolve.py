@@ -21,6 +21,7 @@ from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption,
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where, suggestion
 from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
+from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.schema import ASSUMPTIONS
@@ -140,8 +141,13 @@ def build_scenario(
     changes: Sequence[PriceChange] = (),
     added: Sequence[Workload] = (),
     demand: Sequence[DemandRow] = (),
+    fleet: Sequence[FleetEntry] = (),
 ) -> Scenario:
-    """One fully resolved Scenario: offers, GPUs, workloads and measurements filtered."""
+    """One fully resolved Scenario: offers, GPUs, workloads and measurements filtered.
+
+    ``exclude_gpus`` never removes what exists (model v2 §E): a type with rows in
+    sheet Fleet stays in the scenario with its existing GPUs, without offers.
+    """
     keep = set(settings.workloads) if settings.workloads is not None else None
     workloads = with_demand(
         (*(w for w in workbook.workloads if keep is None or w.name in keep), *added),
@@ -149,7 +155,11 @@ def build_scenario(
         demand,  # the scenario file's rows replace the sheet's for the same month
         horizon=settings.horizon_months,
     )
-    gpus = tuple(g for g in workbook.gpus if g.name not in settings.exclude_gpus)
+    existing = existing_fleet(workbook.fleet, fleet)  # the file's rows replace the sheet's
+    has_fleet = {r.gpu for r in existing}
+    gpus = tuple(
+        g for g in workbook.gpus if g.name not in settings.exclude_gpus or g.name in has_fleet
+    )
     gpu_names = {g.name for g in gpus}
     workload_names = {w.name for w in workloads}
     measurements = tuple(
@@ -175,6 +185,7 @@ def build_scenario(
         source_files=source_files,
         input_warnings=workbook.warnings,
         listed_buy_prices=_listed_buy_prices(changed),
+        fleet=existing,
     )
 
 
@@ -361,6 +372,17 @@ def _entry_problems(
                     "a name from sheet GPUs",
                 )
             )
+    for existing in entry.fleet:
+        if existing.gpu not in workbook.gpu_names:
+            problems.append(
+                existing.where.at(
+                    "gpu",
+                    f"no GPU type {existing.gpu!r} in the workbook"
+                    f"{suggestion(existing.gpu, workbook.gpu_names)}",
+                    existing.gpu,
+                    "a name from sheet GPUs",
+                )
+            )
     seen: dict[tuple[str, str], int] = {}
     for change in entry.prices:
         key = (change.gpu, change.option.value)
@@ -450,6 +472,7 @@ def check_scenarios(
                 entry.prices,
                 entry.add_workloads,
                 entry.demand,
+                entry.fleet,
             )
             known = {w.name: w for w in (*workbook.workloads, *entry.add_workloads)}
             problems.extend(demand_problems(entry.demand, known, settings.horizon_months))

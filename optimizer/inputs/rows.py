@@ -17,6 +17,7 @@ from optimizer.inputs.cells import FieldSpec, Where
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     DEMAND,
+    FLEET,
     GPUS,
     PRICES,
     SCENARIOS,
@@ -28,7 +29,7 @@ from optimizer.inputs.schema import (
 
 SPECS: dict[str, dict[str, FieldSpec]] = {
     sheet.name: {c.name: FieldSpec.of_column(c) for c in sheet.columns}
-    for sheet in (GPUS, PRICES, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
+    for sheet in (GPUS, PRICES, FLEET, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
 }
 ASSUMPTION_SPECS: dict[str, FieldSpec] = {
     k: FieldSpec.of_assumption(a) for k, a in ASSUMPTION_KEYS.items()

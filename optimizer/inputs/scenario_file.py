@@ -33,6 +33,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import BadValue, beyond, coerce, coerce_fields, shown, suggestion
 from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
+from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS, build_workload
 from optimizer.inputs.scenario_lines import (
     _child,
@@ -106,6 +107,7 @@ class ScenarioEntry:
     add_workloads: tuple[Workload, ...] = ()
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
     demand: tuple[DemandRow, ...] = ()  # model v2 §E: rows as in sheet Demand
+    fleet: tuple[FleetEntry, ...] = ()  # model v2 §E: rows as in sheet Fleet
     # Built from the entry's sound keys only: its other keys have problems,
     # already reported. Only its references are checked, and it is never solved.
     partial: bool = False
@@ -309,6 +311,8 @@ def _scenario(
             model.demand, _entry_wheres(node, "demand", file, label), strict=False
         )
     )
+    fleet, fleet_problems = _fleet(model, node, file, label)
+    problems.extend(fleet_problems)
     entry = ScenarioEntry(
         name=model.name,
         where=where,
@@ -319,6 +323,7 @@ def _scenario(
         add_workloads=added,
         add_workload_wheres=wheres,
         demand=demand,
+        fleet=fleet,
         partial=bool(problems),
     )
     return entry, problems
@@ -406,6 +411,23 @@ def _prices(
             model.prices, _entry_wheres(node, "prices", file, label), strict=False
         )
     )
+
+
+def _fleet(
+    model: ScenarioModel, node: Node | None, file: str, label: str
+) -> tuple[tuple[FleetEntry, ...], list[Problem]]:
+    """The entry's ``fleet:`` rows, each checked as a row of sheet Fleet."""
+    entries: list[FleetEntry] = []
+    problems: list[Problem] = []
+    for row, where in zip(model.fleet, _entry_wheres(node, "fleet", file, label), strict=False):
+        values = row.model_dump(exclude_none=True)
+        # Results name the row "fleet entry 2 of eu.yaml".
+        name = f"{where.context.rsplit(', ', 1)[-1]} of {Path(file).name}"
+        entry, found = fleet_entry(values, where, name)
+        problems.extend(found)
+        if entry is not None:
+            entries.append(entry)
+    return tuple(entries), problems
 
 
 def _added_workloads(

@@ -97,6 +97,20 @@ class DemandModel(_Closed):
     value: Amount
 
 
+Count = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=0)]
+
+
+class FleetModel(_Closed):
+    """A row of sheet Fleet (model v2 §E)."""
+
+    gpu: Name
+    count: Count
+    kind: Literal["owned", "reserved"]
+    price: Usd
+    months_left: Months | None = None
+    age_months: Count | None = None
+
+
 class ScenarioModel(_Closed):
     name: Name
     base: Name | None = None
@@ -111,6 +125,7 @@ class ScenarioModel(_Closed):
     workloads: list[Name] | None = None
     add_workloads: list[dict[str, Any]] = Field(default_factory=list)
     demand: list[DemandModel] = Field(default_factory=list)
+    fleet: list[FleetModel] = Field(default_factory=list)
 
     @field_validator(
         "name",
@@ -141,4 +156,5 @@ _MODELS: dict[tuple[str, ...], type[BaseModel]] = {
     ("scenarios", "budget"): BudgetModel,
     ("scenarios", "prices"): PriceModel,
     ("scenarios", "demand"): DemandModel,
+    ("scenarios", "fleet"): FleetModel,
 }

@@ -510,6 +510,55 @@ DEMAND = Sheet(
     optional_sheet=True,
 )
 
+FLEET_KINDS: tuple[str, ...] = ("owned", "reserved")
+
+FLEET = Sheet(
+    "Fleet",
+    "Optional: GPUs the company already owns or has reserved before month 1 (model v2 §E). Owned rows join the house with their servers (no purchase) and may be sold; a reserved row is paid for every month left inside the horizon. exclude_gpus, allow_buy and allow_rent never remove these rows.",
+    (
+        Column("gpu", ColumnType.TEXT, "A GPUs.gpu.", required=True, references="GPUs"),
+        Column(
+            "count",
+            ColumnType.INTEGER,
+            "GPUs of this row (0 leaves the row out: a scenario file may remove rows so).",
+            unit="GPUs",
+            required=True,
+            minimum=0,
+        ),
+        Column(
+            "kind",
+            ColumnType.CHOICE,
+            "owned: in the company's racks; reserved: a signed reservation at a provider.",
+            required=True,
+            allowed=FLEET_KINDS,
+        ),
+        Column(
+            "price",
+            ColumnType.NUMBER,
+            "owned: USD one GPU cost (maintenance and book value follow it); reserved: USD per GPU-hour of the reservation.",
+            unit="USD",
+            required=True,
+            minimum=0,
+        ),
+        Column(
+            "months_left",
+            ColumnType.INTEGER,
+            "reserved only, required there: months of the term still to pay, from month 1.",
+            unit="months",
+            minimum=1,
+        ),
+        Column(
+            "age_months",
+            ColumnType.INTEGER,
+            "owned only: the GPUs' age at month 1 (book value by age).",
+            unit="months",
+            default=0,
+            minimum=0,
+        ),
+    ),
+    optional_sheet=True,
+)
+
 SCENARIOS = Sheet(
     "Scenarios",
     "One row per scenario. Any Assumptions key may also be a column; it overrides that key for the scenario.",
@@ -887,7 +936,15 @@ def both_residual_keys(given: Iterable[str]) -> bool:
     return set(RESIDUAL_KEYS) <= set(given)
 
 
-INPUT_SHEETS: tuple[Sheet, ...] = (GPUS, PRICES, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
+INPUT_SHEETS: tuple[Sheet, ...] = (
+    GPUS,
+    PRICES,
+    FLEET,
+    WORKLOADS,
+    THROUGHPUT,
+    DEMAND,
+    SCENARIOS,
+)
 ASSUMPTIONS_SHEET_NAME = "Assumptions"
 # Sheet names that a result sheet may never take.
 INPUT_SHEET_NAMES: frozenset[str] = frozenset(

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, cast
 
-from optimizer.domain import Gpu, Kind, Measurement, Offer, OfferOption, Workload
+from optimizer.domain import FleetKind, Gpu, Kind, Measurement, Offer, OfferOption, Workload
 from optimizer.errors import Problem
 from optimizer.inputs.cells import (
     BadValue,
@@ -29,6 +29,7 @@ from optimizer.inputs.cells import (
     shown,
     suggestion,
 )
+from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
 from optimizer.inputs.rows import (
     ASSUMPTION_SPECS,
     SCENARIO_FIELDS,
@@ -39,6 +40,7 @@ from optimizer.inputs.rows import (
 )
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
+    FLEET,
     PRICES,
     RESIDUAL_KEYS,
     RESIDUAL_KEYS_CLASH,
@@ -160,6 +162,24 @@ def _offers(
     return tuple(offers)
 
 
+def _fleet(
+    file: str, table: SheetTable | None, gpu_names: Names, problems: list[Problem]
+) -> tuple[FleetEntry, ...]:
+    """Rows of sheet Fleet (model v2 §E), each checked on its own and against sheet GPUs."""
+    entries = []
+    for where, typed, found in _rows(file, table, FLEET):
+        bad = list(found)
+        if "gpu" in typed and _unknown(typed["gpu"], gpu_names):
+            bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names or ()))
+        entry, more = fleet_entry(typed, where, f"Fleet row {where.row}")
+        bad += more
+        if bad:
+            problems.extend(bad)
+        elif entry is not None:
+            entries.append(entry)
+    return tuple(entries)
+
+
 def _measurements(
     file: str,
     table: SheetTable | None,
@@ -223,18 +243,25 @@ def _measurements(
 
 
 def _tdp_needed(
-    gpus: Sequence[Gpu], rows: Mapping[str, SheetRow], offers: Sequence[Offer]
+    gpus: Sequence[Gpu],
+    rows: Mapping[str, SheetRow],
+    offers: Sequence[Offer],
+    fleet: Sequence[FleetEntry] = (),
 ) -> list[Problem]:
+    """Owned GPUs' power is costed: a type that can be owned needs its ``tdp_w``."""
     bought = {o.gpu for o in offers if o.option is OfferOption.BUY}
+    existing = {e.gpu for e in fleet if e.kind is FleetKind.OWNED}
     return [
         rows[g.name].at(
             "tdp_w",
-            f"is blank; GPU type {g.name!r} has a buy offer, and owned GPUs' power is costed",
+            f"is blank; GPU type {g.name!r} "
+            + ("has a buy offer" if g.name in bought else "has owned rows in sheet Fleet")
+            + ", and owned GPUs' power is costed",
             None,
             "a number > 0 (W)",
         )
         for g in gpus
-        if g.name in bought and g.tdp_w is None
+        if (g.name in bought or g.name in existing) and g.tdp_w is None
     ]
 
 

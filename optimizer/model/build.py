@@ -168,6 +168,9 @@ def build_model(
 
     dropped = dominated_offers(scenario.offers)
     offers = tuple(o for o in scenario.offers if o.offer_id not in dropped and active.get(o.gpu))
+    # What exists is always in the model (model v2 §E): owned GPUs cost money until
+    # sold, and a signed reservation is paid whether or not it is used.
+    offers += scenario.fleet_offers
     _check_inputs(scenario, offers)
 
     built = BuiltModel(

@@ -19,6 +19,7 @@ import pulp
 from optimizer.domain import Offer, Scenario, Workload
 from optimizer.errors import SolveError
 from optimizer.estimate.gangs import whole_ceiling
+from optimizer.model.costs import existing_servers_of
 from optimizer.model.places import PairFigures, Place
 from optimizer.results import PairEstimate
 
@@ -105,7 +106,17 @@ class BuiltModel:
 
     @property
     def offer_pos(self) -> dict[str, int]:
-        return {o.offer_id: i for i, o in enumerate(self.scenario.offers)}
+        """Prices offers first, then the Fleet rows (model v2 §E)."""
+        return {o.offer_id: i for i, o in enumerate(self.scenario.all_offers)}
+
+    def existing_count(self, source_id: str) -> int:
+        """GPUs of a Fleet row at the start of month 1 (0 for a Prices offer)."""
+        row = self.scenario.existing(source_id)
+        return 0 if row is None else row.count
+
+    def existing_servers(self, gpu: str) -> int:
+        """Servers that come with a type's owned Fleet rows: ``ceil(count / max_per_node)`` each."""
+        return existing_servers_of(self.scenario, gpu)
 
     # Expressions as term lists (for bulk construction).
     def owned_terms(self, offer: Offer, month: int, coef: float = 1.0) -> Terms:

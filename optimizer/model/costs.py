@@ -12,7 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from optimizer.domain import Assumptions, Gpu, Kind, Offer, ResidualValue, Scenario, Workload
+from optimizer.domain import (
+    Assumptions,
+    ExistingGpus,
+    FleetKind,
+    Gpu,
+    Kind,
+    Offer,
+    ResidualValue,
+    Scenario,
+    Workload,
+)
 from optimizer.results import PairEstimate
 
 
@@ -37,6 +47,41 @@ def residual_fraction(a: Assumptions, horizon: int, month: int) -> float:
         return 0.0
     age = horizon - month + 1
     return max(0.0, 1.0 - age / a.depreciation_months)
+
+
+def existing_residual_fraction(a: Assumptions, horizon: int, row: ExistingGpus) -> float:
+    """Share of an owned Fleet row's price credited at book value: it is
+    ``age_months + T`` months old at the end (``book`` only)."""
+    if a.residual_rule is not ResidualValue.BOOK:
+        return 0.0
+    return max(0.0, 1.0 - (row.age_months + horizon) / a.depreciation_months)
+
+
+def existing_servers_of(scenario: Scenario, gpu: str) -> int:
+    """Servers that come with the owned Fleet rows of ``gpu`` (model v2 §E): each row's
+    ``ceil(count / max_per_node)``; none where the type has no servers."""
+    g = scenario.gpu(gpu)
+    if not g.has_servers:
+        return 0
+    return sum(
+        -(-r.count // g.max_per_node)
+        for r in scenario.fleet
+        if r.gpu == gpu and r.kind is FleetKind.OWNED
+    )
+
+
+def existing_server_credit(scenario: Scenario, row: ExistingGpus) -> float:
+    """Book value at the horizon of the servers that came with an owned Fleet row: as old
+    as its GPUs, priced at ``node_price`` (``book`` only; 0 without servers)."""
+    gpu = scenario.gpu(row.gpu)
+    if not gpu.has_servers or row.kind is not FleetKind.OWNED:
+        return 0.0
+    servers = -(-row.count // gpu.max_per_node)
+    return (
+        gpu.node_price
+        * servers
+        * existing_residual_fraction(scenario.assumptions, scenario.horizon_months, row)
+    )
 
 
 def resale_value(scenario: Scenario, gpu: str, month: int) -> float:

@@ -7,11 +7,14 @@ objective unless the model is elastic), priced with ``optimizer.model.costs``.
 
 from __future__ import annotations
 
+from optimizer.domain import FleetKind
 from optimizer.model.built import BuiltModel, Terms, house_used_terms
 from optimizer.model.costs import (
     colocation_per_month,
     discount_factor,
     energy_cost_per_hour,
+    existing_residual_fraction,
+    existing_server_credit,
     maintenance_per_month,
     node_resale_value,
     resale_value,
@@ -50,6 +53,48 @@ def _server_terms(built: BuiltModel, df: list[float], tail: list[float]) -> Term
             terms.append((v, running * tail[t]))
     for (g, t), v in built.server_sell.items():
         terms.append((v, -node_resale_value(s, s.gpu(g), t) * df[t]))
+    return terms
+
+
+def _existing_terms(built: BuiltModel, df: list[float], tail: list[float]) -> Terms:
+    """Owned Fleet rows (model v2 §E): no price, the same running cost while owned.
+
+    owned[r,t]:  (maintenance on the row's price + ce*idle*H + rack space) * df(t)
+    owned[r,L]:  market: -resale(L+1) * df(L+1) more (sold after the type's last useful
+                 month L < T), or -resale(T+1) * df(T) (credited at the horizon);
+                 book and none: the level never falls, so it carries the months to T,
+                 less the row's book value at T (age_months + T months old) * df(T),
+                 its servers' book value included
+    """
+    s = built.scenario
+    a = s.assumptions
+    T = s.horizon_months
+    H = a.hours_per_month
+    terms: Terms = []
+    for row in s.fleet:
+        if row.kind is not FleetKind.OWNED:
+            continue
+        gpu = s.gpu(row.gpu)
+        offer = row.as_offer(T)
+        running = (
+            maintenance_per_month(offer, a)
+            + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
+            + colocation_per_month(gpu.tdp_w or 0.0, a)
+        )
+        last = built.last_buy_month[row.source_id]
+        for t in range(1, last + 1):
+            v = built.owned[(row.source_id, t)]
+            if t < last:
+                terms.append((v, running * df[t]))
+            elif a.sells:
+                end = t + 1 if t < T else T
+                terms.append((v, running * df[t] - resale_value(s, row.gpu, t + 1) * df[end]))
+            else:
+                # The row's servers never fall either: their book value rides on it.
+                book = row.price * existing_residual_fraction(a, T, row) * row.count
+                book += existing_server_credit(s, row)
+                credit = book / row.count * df[T]
+                terms.append((v, running * tail[t] - credit))
     return terms
 
 
@@ -102,6 +147,7 @@ def objective_terms(built: BuiltModel) -> Terms:
             continue
         coef = o.price * df[t] + running * tail[t] - o.price * residual_fraction(a, T, t) * df[T]
         terms.append((v, coef))
+    terms += _existing_terms(built, df, tail)
     for (oid, t), v in built.sell.items():
         terms.append((v, -resale_value(s, offers[oid].gpu, t) * df[t]))
     terms += _server_terms(built, df, tail)

@@ -37,7 +37,21 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
     for o in built.offers:
         i = opos[o.offer_id]
         months = active[o.gpu]
-        if o.option is OfferOption.BUY:
+        if o.option is OfferOption.BUY and (count := built.existing_count(o.offer_id)):
+            # An owned Fleet row: never bought, its level starts at count and only
+            # falls (sold). Kept to the type's last useful month (at least month 1:
+            # a type nothing can use is sold, or kept at a cost, from the start).
+            last = max(last_active.get(o.gpu, 0), 1)
+            for t in range(1, last + 1):
+                built.owned[(o.offer_id, t)] = prob.add_variable(
+                    f"owned_o{i}_t{t}", lowBound=0, upBound=count, cat=pulp.LpInteger
+                )
+                if s.assumptions.sells:
+                    built.sell[(o.offer_id, t)] = prob.add_variable(
+                        f"sell_o{i}_t{t}", lowBound=0, upBound=count
+                    )
+            built.last_buy_month[o.offer_id] = last
+        elif o.option is OfferOption.BUY:
             # Buying after the type's last useful month only adds cost. The
             # stock level is the integer; max_units bounds it (accounting rule 7).
             for t in range(o.available_from, last_active[o.gpu] + 1):
@@ -53,6 +67,16 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
                         f"sell_o{i}_t{t}", lowBound=0, upBound=o.max_units
                     )
                 built.last_buy_month[o.offer_id] = t
+        elif o.option is OfferOption.RESERVED and (count := built.existing_count(o.offer_id)):
+            # An existing reservation (sheet Fleet): started before month 1, paid for
+            # its months left inside the horizon, whether used or not.
+            built.reserve[(o.offer_id, 1)] = prob.add_variable(
+                f"reserve_o{i}_s1", lowBound=count, upBound=count
+            )
+            for t in reservation_months(o, 1):
+                built.active[(o.offer_id, t)] = prob.add_variable(
+                    f"active_o{i}_t{t}", lowBound=0, upBound=count, cat=pulp.LpInteger
+                )
         elif o.option is OfferOption.RESERVED:
             term = o.term_months or 0
             for start in range(o.available_from, T - term + 2):
@@ -81,6 +105,7 @@ def _define_servers(built: BuiltModel) -> None:
         if not g.has_servers or not months:
             continue
         j = gpos[g.name]
+        existing = built.existing_servers(g.name)  # come with Fleet rows in month 1
         for t in range(months[0], months[-1] + 1):
             built.servers[(g.name, t)] = built.problem.add_variable(
                 f"servers_g{j}_t{t}", lowBound=0, cat=pulp.LpInteger
@@ -88,7 +113,7 @@ def _define_servers(built: BuiltModel) -> None:
             built.server_buy[(g.name, t)] = built.problem.add_variable(
                 f"server_buy_g{j}_t{t}", lowBound=0
             )
-            if s.assumptions.sells and t > months[0]:
+            if s.assumptions.sells and (t > months[0] or existing):
                 built.server_sell[(g.name, t)] = built.problem.add_variable(
                     f"server_sell_g{j}_t{t}", lowBound=0
                 )

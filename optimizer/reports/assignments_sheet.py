@@ -8,6 +8,7 @@ million tokens, and the idle cost that reconciles the shares with the cash flow.
 
 from __future__ import annotations
 
+from optimizer.domain import CostCategory
 from optimizer.reports.result_shared import _no_plan_note, place_label
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, column_letter, finite_or_none
 from optimizer.results import Plan
@@ -92,33 +93,14 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.formula(tr, col, f"=SUM({letter}2:{letter}{last + 1})", cached, style)
     note_row = tr + 1
     if plan.cash_out is not None:
-        # Reconciles with the cash flow: cost shares carry purchases net of
-        # their credited book value (methodology 2.5), so shares + idle =
-        # cash out - residual credit; what is left is idle owned or reserved GPUs.
-        assigned = sum(a.cost for a in plan.assignments)
-        credit = plan.residual_credit or 0.0
-        sheet.text(tr + 1, 0, "Cash out of the plan (USD, the Cash flow total)", Style.TEXT)
-        sheet.number(tr + 1, COST_COL, plan.cash_out, Style.MONEY)
-        sheet.text(
-            tr + 2, 0, "Residual credit (USD, book value credited at the horizon)", Style.TEXT
-        )
-        sheet.number(tr + 2, COST_COL, credit, Style.MONEY)
-        sheet.text(
-            tr + 3, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL
-        )
-        sheet.formula(
-            tr + 3,
-            COST_COL,
-            f"={a1(tr + 1, COST_COL)}-{a1(tr + 2, COST_COL)}-{a1(tr, COST_COL)}",
-            plan.cash_out - credit - assigned,
-            Style.TOTAL_MONEY_FORMULA,
-        )
-        note_row = tr + 4
+        note_row = _reconciliation(sheet, plan, tr)
     for i, note in enumerate(
         (
             "Cost share: the workload's share, by GPU-hours, of its GPU type's cost that month "
-            "(undiscounted cash; a purchase counts as its price",
-            "less the credited book value, spread over the months it is owned).",
+            "(undiscounted cash; a purchase counts as its price, a GPU already owned as its "
+            "value at month 1,",
+            "less what it is sold for or credited at the horizon, spread over the months it is "
+            "owned).",
             "Place: house = the GPUs the plan owns; reserved, on-demand, spot = GPUs of the "
             "offer named.",
             "Width: GPUs a serving replica, or a training or batch gang, holds at once (a gang "
@@ -129,3 +111,45 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     ):
         sheet.text(note_row + i, 0, note, Style.NOTE)
     return sheet
+
+
+def _reconciliation(sheet: SheetModel, plan: Plan, tr: int) -> int:
+    """Rows under the total that tie the cost shares to the Cash flow; returns the next row.
+
+    Cost shares carry each GPU's capital net of what it is sold for or credited
+    (methodology 2.5), and a GPU already owned at its value in month 1, so:
+    shares + not assigned = cash out + sales (negative) - credit + that value.
+    What is left is idle owned or reserved GPUs.
+    """
+    assert plan.cash_out is not None
+    sales = sum(m.amounts.get(CostCategory.SALES, 0.0) for m in plan.cash_flow)
+    parts = [
+        ("Cash out of the plan (USD, the Cash flow total)", plan.cash_out, 1.0),
+        ("Sales (USD, cash in, negative)", sales, 1.0),
+        ("Residual credit (USD, value credited at the horizon)", plan.residual_credit or 0.0, -1.0),
+    ]
+    if plan.existing_value:
+        parts.append(
+            (
+                "Value of the GPUs and servers already owned at month 1 (USD, sheet Fleet)",
+                plan.existing_value,
+                1.0,
+            )
+        )
+    terms = []
+    for i, (label, value, sign) in enumerate(parts, start=1):
+        sheet.text(tr + i, 0, label, Style.TEXT)
+        sheet.number(tr + i, COST_COL, value, Style.MONEY)
+        terms.append(("+" if sign > 0 else "-") + a1(tr + i, COST_COL))
+    row = tr + len(parts) + 1
+    assigned = sum(a.cost for a in plan.assignments)
+    cached = sum(value * sign for _label, value, sign in parts) - assigned
+    sheet.text(row, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL)
+    sheet.formula(
+        row,
+        COST_COL,
+        "=" + "".join(terms).lstrip("+") + f"-{a1(tr, COST_COL)}",
+        cached,
+        Style.TOTAL_MONEY_FORMULA,
+    )
+    return row + 1

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-from optimizer.domain import Kind, Offer, OfferOption
+from optimizer.domain import FleetKind, Kind, Offer, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.page_fit import fit_one_page_when_legible
 from optimizer.reports.sheet_grid import (
@@ -285,6 +285,42 @@ def audit_sheet(run: RunResult) -> SheetModel:
         ],
         fold=True,
     )
+    fleet_rows = [
+        [
+            (p.name, T),
+            (r.label, T),
+            (r.source_id, T),
+            (r.gpu, T),
+            (r.kind.value, T),
+            (r.count, INT),
+            (r.price, M),
+            ("USD per GPU-hour" if r.kind is FleetKind.RESERVED else "USD per GPU", T),
+            (r.months_left, INT),
+            (r.age_months if r.kind is FleetKind.OWNED else None, INT),
+            (r.owed_after(p.scenario.horizon_months, p.scenario.assumptions.hours_per_month), M),
+        ]
+        for p in run.plans
+        for r in p.scenario.fleet
+    ]
+    if fleet_rows:  # shown unfolded: what a reservation owes after the horizon matters
+        blocks.block(
+            "Existing fleet (sheet Fleet, after scenario files)",
+            "Audit_fleet",
+            [
+                "Scenario",
+                "Row",
+                "Id in the plan",
+                "GPU",
+                "Kind",
+                "GPUs",
+                "Price (USD)",
+                "Price unit",
+                "Months left (reserved)",
+                "Age at month 1 (owned)",
+                "Still owed after the horizon (USD)",
+            ],
+            fleet_rows,
+        )
     blocks.block(
         "Workloads",
         "Audit_workloads",

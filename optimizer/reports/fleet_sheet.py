@@ -1,4 +1,4 @@
-"""A scenario's ``Fleet`` sheet: GPUs bought, sold, owned, reserved and rented per type and month.
+"""A scenario's ``Fleet`` sheet: GPUs existing, bought, sold, owned, reserved and rented per type and month.
 
 Takes one :class:`Plan` and hands on a :class:`SheetModel` with the fleet
 table (GPU types the plan uses) and, to its right, GPUs in use per month by
@@ -33,6 +33,7 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         [
             "GPU",
             "Month",
+            "Existing (GPUs)",
             "Bought (GPUs)",
             "Sold (GPUs)",
             "Owned (GPUs)",
@@ -68,16 +69,17 @@ def _fleet_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         r = i + 1
         sheet.text(r, 0, f.gpu)
         sheet.number(r, 1, f.month, Style.INTEGER)
-        sheet.number(r, 2, f.bought, Style.INTEGER)
-        sheet.number(r, 3, f.sold, Style.INTEGER)
-        sheet.number(r, 4, f.owned, Style.INTEGER)
-        sheet.number(r, 5, f.servers, Style.INTEGER)
-        sheet.number(r, 6, f.reserved, Style.INTEGER)
-        sheet.number(r, 7, f.rented_hours, Style.HOURS)
-        sheet.number(r, 8, f.spot_hours, Style.HOURS)
-        sheet.number(r, 9, f.owned_utilization, Style.PERCENT)
-    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 9))
-    _in_use_block(sheet, plan, gpus, c0=11)
+        sheet.number(r, 2, f.existing, Style.INTEGER)
+        sheet.number(r, 3, f.bought, Style.INTEGER)
+        sheet.number(r, 4, f.sold, Style.INTEGER)
+        sheet.number(r, 5, f.owned, Style.INTEGER)
+        sheet.number(r, 6, f.servers, Style.INTEGER)
+        sheet.number(r, 7, f.reserved, Style.INTEGER)
+        sheet.number(r, 8, f.rented_hours, Style.HOURS)
+        sheet.number(r, 9, f.spot_hours, Style.HOURS)
+        sheet.number(r, 10, f.owned_utilization, Style.PERCENT)
+    sheet.tables.append(Table(f"Fleet_{index}", 0, 0, len(rows), 10))
+    _in_use_block(sheet, plan, gpus, c0=12)
     return sheet
 
 

@@ -35,6 +35,7 @@ def _fleet_row(row: FleetRow) -> dict[str, object]:
     return {
         "gpu": row.gpu,
         "month": row.month,
+        "existing": row.existing,
         "bought": row.bought,
         "sold": row.sold,
         "owned": row.owned,

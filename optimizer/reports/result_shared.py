@@ -41,7 +41,7 @@ def place_label(place: str) -> str:
 
 
 def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
-    """GPU types some plan buys, reserves or rents, in the order the plans list them.
+    """GPU types some plan buys, sells, reserves or rents, in the order the plans list them.
 
     Types no plan touches are left out of the sheets (the JSON keeps them):
     rows of zeros only hide the numbers that matter.
@@ -49,7 +49,14 @@ def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
     names: list[str] = []
     for plan in plans:
         for row in plan.fleet:
-            busy = row.bought or row.owned or row.reserved or row.rented_hours or row.spot_hours
+            busy = (
+                row.bought
+                or row.owned
+                or row.sold
+                or row.reserved
+                or row.rented_hours
+                or row.spot_hours
+            )
             if busy and row.gpu not in names:
                 names.append(row.gpu)
     return names

@@ -31,7 +31,13 @@ from optimizer.results import (
     SolveStatus,
 )
 from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun
-from optimizer.solve.plan_money import Money, money_of, type_month_costs
+from optimizer.solve.plan_money import (
+    Money,
+    existing_values,
+    money_of,
+    offer_stock,
+    type_month_costs,
+)
 from optimizer.solve.usage import Usage
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
@@ -116,6 +122,7 @@ def _plan_from_solution(
             f"optimal within the gap tolerance {settings.gap:g}: proven gap {run.gap:.4%} "
             f"of the plan's cost{floor}"
         )
+    diagnostics += owed_after_horizon(s)
     assignments, idle = _assignments(s, d, money, built.estimates)
     if idle > 0.005:
         diagnostics.append(f"${idle:,.2f} of idle capacity is not allocated to any workload")
@@ -137,12 +144,34 @@ def _plan_from_solution(
         solver=info,
         offer_use=_offer_use(s, d, money.usage),
         residual_credit_discounted=money.residual_credit_discounted,
+        existing_value=sum(v for part in existing_values(s) for v in part.values()),
     )
+
+
+def owed_after_horizon(s: Scenario) -> list[str]:
+    """A line for each existing reservation that runs past the horizon (model v2 §E):
+    the plan pays its months inside the horizon; the rest is owed all the same."""
+    H = s.assumptions.hours_per_month
+    T = s.horizon_months
+    lines = []
+    for r in s.fleet:
+        owed = r.owed_after(T, H)
+        if owed > 0 and r.months_left is not None:
+            lines.append(
+                f"the existing reservation {r.label or r.source_id} ({r.count} {r.gpu} at "
+                f"${r.price:,.2f} per GPU-hour) has {r.months_left - T} months left after month "
+                f"{T}: ${owed:,.2f} still owed after the horizon, not in this plan's cost"
+            )
+    return lines
 
 
 def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
     H = s.assumptions.hours_per_month
-    offers = {o.offer_id: o for o in s.offers}
+    offers = {o.offer_id: o for o in s.all_offers}
+    existing: dict[tuple[str, int], int] = defaultdict(int)  # Fleet rows still owned
+    for (oid, t), n in offer_stock(s, d).items():
+        if s.existing(oid) is not None:
+            existing[(offers[oid].gpu, t)] += n
     use = money.usage
     bought: dict[tuple[str, int], int] = defaultdict(int)
     for (oid, t), n in d.purchases.items():
@@ -170,6 +199,7 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
                     month=t,
                     bought=bought.get(key, 0),
                     owned=n,
+                    existing=existing.get(key, 0),
                     sold=sold.get(key, 0),
                     servers=money.servers.get(key, 0),
                     reserved=reserved.get(key, 0),
@@ -197,9 +227,9 @@ def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
     rows: list[PlaceRow] = []
     for g in s.gpus:
         sizes: list[tuple[str, Offer | None, dict[int, int]]] = []
-        if any(o.gpu == g.name and o.option is OfferOption.BUY for o in s.offers):
+        if any(o.gpu == g.name and o.option is OfferOption.BUY for o in s.all_offers):
             sizes.append((HOUSE, None, {t: money.owned.get((g.name, t), 0) for t in s.months}))
-        for o in s.offers_of(g.name):
+        for o in (o for o in s.all_offers if o.gpu == g.name):
             if o.option is OfferOption.RESERVED:
                 size = {t: money.active_reserved.get((o.offer_id, t), 0) for t in s.months}
                 sizes.append((o.offer_id, o, size))
@@ -247,7 +277,7 @@ def _assignments(
     """
     a = s.assumptions
     H = a.hours_per_month
-    offers = {o.offer_id: o for o in s.offers}
+    offers = {o.offer_id: o for o in s.all_offers}
     paid, spot_cost = type_month_costs(s, d, money)
     # (workload, gpu, place, width, month) -> (paid hours, replicas); width 0 for gang work
     entries: dict[tuple[str, str, str, int, int], tuple[float, int | None]] = {}
@@ -271,7 +301,7 @@ def _assignments(
     workloads = {w.name: w for w in s.workloads}
     order = {w.name: i for i, w in enumerate(s.workloads)}
     gorder = {g.name: i for i, g in enumerate(s.gpus)}
-    porder = {o.offer_id: i + 1 for i, o in enumerate(s.offers)}
+    porder = {o.offer_id: i + 1 for i, o in enumerate(s.all_offers)}
     rows = []
     for (w, g, key, width, t), (hours, n) in sorted(
         entries.items(),
@@ -341,7 +371,8 @@ def _offer_use(s: Scenario, d: Decisions, use: Usage) -> tuple[OfferUse, ...]:
         units[oid] += hours
     H = s.assumptions.hours_per_month
     rows = []
-    for o in s.offers:
+    # An existing reservation is an offer in use; owned Fleet rows are bought from none.
+    for o in (*s.offers, *(o for o in s.fleet_offers if o.option is OfferOption.RESERVED)):
         u = units.get(o.offer_id, 0.0)
         cost = o.price * u * (H if o.option is OfferOption.RESERVED else 1.0)
         rows.append(OfferUse(o.offer_id, o.gpu, o.option, o.price, u, cost))
@@ -349,5 +380,5 @@ def _offer_use(s: Scenario, d: Decisions, use: Usage) -> tuple[OfferUse, ...]:
 
 
 def _term(s: Scenario, offer_id: str) -> int:
-    offer: Offer = next(o for o in s.offers if o.offer_id == offer_id)
+    offer: Offer = next(o for o in s.all_offers if o.offer_id == offer_id)
     return offer.term_months or 0

@@ -13,11 +13,14 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from optimizer.domain import CostCategory, Gpu, OfferOption, Scenario
+from optimizer.domain import CostCategory, FleetKind, Gpu, OfferOption, ResidualValue, Scenario
 from optimizer.model.costs import (
     colocation_per_month,
     discount_factor,
     energy_cost_per_hour,
+    existing_residual_fraction,
+    existing_server_credit,
+    existing_servers_of,
     maintenance_per_month,
     node_resale_value,
     resale_value,
@@ -55,19 +58,28 @@ class Money:
 
 
 def offer_stock(scenario: Scenario, d: Decisions) -> dict[tuple[str, int], int]:
-    """GPUs of each buy offer owned in each month: bought so far minus sold so far."""
-    return _levels(scenario, d.purchases, d.sales)
+    """GPUs of each source owned in each month: existing (owned Fleet rows) plus bought
+    so far minus sold so far."""
+    existing = {r.source_id: r.count for r in scenario.fleet if r.kind is FleetKind.OWNED}
+    return _levels(scenario, d.purchases, d.sales, existing)
 
 
 def server_stock(scenario: Scenario, d: Decisions) -> dict[tuple[str, int], int]:
-    """Servers of each GPU type owned in each month: bought so far minus sold so far."""
-    return _levels(scenario, d.server_purchases, d.server_sales)
+    """Servers of each GPU type owned in each month: those that came with Fleet rows plus
+    bought so far minus sold so far."""
+    existing = {g.name: n for g in scenario.gpus if (n := existing_servers_of(scenario, g.name))}
+    return _levels(scenario, d.server_purchases, d.server_sales, existing)
 
 
 def _levels(
-    scenario: Scenario, bought: Mapping[tuple[str, int], int], sold: Mapping[tuple[str, int], int]
+    scenario: Scenario,
+    bought: Mapping[tuple[str, int], int],
+    sold: Mapping[tuple[str, int], int],
+    existing: Mapping[str, int] | None = None,
 ) -> dict[tuple[str, int], int]:
     change: dict[tuple[str, int], int] = defaultdict(int)
+    for key, n in (existing or {}).items():
+        change[(key, 1)] += n
     for (key, s), n in bought.items():
         change[(key, s)] += n
     for (key, s), n in sold.items():
@@ -87,7 +99,7 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
     a = scenario.assumptions
     T = scenario.horizon_months
     H = a.hours_per_month
-    offers = {o.offer_id: o for o in scenario.offers}
+    offers = {o.offer_id: o for o in scenario.all_offers}
     cash = {t: dict.fromkeys(CostCategory, 0.0) for t in scenario.months}
     owned: dict[tuple[str, int], int] = defaultdict(int)
     credit = 0.0
@@ -103,6 +115,10 @@ def money_of(scenario: Scenario, d: Decisions) -> Money:
         cash[t][CostCategory.MAINTENANCE] += maintenance_per_month(o, a) * n
         if t == T and a.sells:
             credit += resale_value(scenario, o.gpu, T + 1) * n
+    for row in scenario.fleet:  # book: owned Fleet rows are never sold
+        if row.kind is FleetKind.OWNED:
+            credit += row.price * existing_residual_fraction(a, T, row) * row.count
+            credit += existing_server_credit(scenario, row)
     servers = server_stock(scenario, d)
     credit += _server_cash(scenario, d, servers, cash)
     for g in scenario.gpus:
@@ -181,19 +197,50 @@ def capital_costs(s: Scenario, d: Decisions, paid: dict[tuple[str, int], float])
     buy offer's (each type's servers') purchases net of sales and the market
     credit, spread over the unit-months owned (a month takes its share of the
     units it holds). Upkeep: GPU maintenance; a server's maintenance, own draw
-    and rack space.
+    and rack space. What exists before month 1 (owned Fleet rows and their
+    servers) counts as bought in month 1 at its :func:`existing_values`.
     """
     a = s.assumptions
     gpu_sources: dict[str, _Source] = {
         o.offer_id: (o.gpu, o.price, maintenance_per_month(o, a), _gpu_resale(s, o.gpu))
-        for o in s.offers
+        for o in s.all_offers
     }
-    _spread(s, paid, d.purchases, d.sales, gpu_sources)
+    gpu_start, server_start = existing_values(s)
+    existing = {r.source_id: r.count for r in s.fleet if r.kind is FleetKind.OWNED}
+    _spread(s, paid, d.purchases, d.sales, gpu_sources, existing, gpu_start)
     server_sources: dict[str, _Source] = {
         g.name: (g.name, g.node_price, server_running_per_month(g, a), _node_resale(s, g))
         for g in s.gpus
     }
-    _spread(s, paid, d.server_purchases, d.server_sales, server_sources)
+    servers = {g.name: n for g in s.gpus if (n := existing_servers_of(s, g.name))}
+    _spread(s, paid, d.server_purchases, d.server_sales, server_sources, servers, server_start)
+
+
+def existing_values(s: Scenario) -> tuple[dict[str, float], dict[str, float]]:
+    """What the owned Fleet rows (by source) and their servers (by type) are worth at the
+    start of month 1, as the plan's cost shares count them: market: what selling them
+    then would fetch; book: their book value by age; none: nothing (model v2 §E).
+
+    Using a GPU one already has is not free: it forgoes that value. The Assignments
+    sheet states the total beside the cash flow it reconciles with.
+    """
+    a = s.assumptions
+    rule = a.residual_rule
+    gpus: dict[str, float] = {}
+    servers: dict[str, float] = defaultdict(float)
+    for row in s.fleet:
+        if row.kind is not FleetKind.OWNED:
+            continue
+        gpu = s.gpu(row.gpu)
+        n_servers = -(-row.count // gpu.max_per_node) if gpu.has_servers else 0
+        if rule is ResidualValue.MARKET:
+            gpus[row.source_id] = resale_value(s, row.gpu, 1) * row.count
+            servers[row.gpu] += node_resale_value(s, gpu, 1) * n_servers
+        elif rule is ResidualValue.BOOK:
+            share = max(0.0, 1.0 - row.age_months / a.depreciation_months)
+            gpus[row.source_id] = row.price * share * row.count
+            servers[row.gpu] += gpu.node_price * share * n_servers
+    return gpus, dict(servers)
 
 
 # (gpu, price of one unit, upkeep a unit-month, resale value of a unit sold in month t)
@@ -214,6 +261,8 @@ def _spread(
     bought: Mapping[tuple[str, int], int],
     sold: Mapping[tuple[str, int], int],
     sources: Mapping[str, _Source],
+    existing: Mapping[str, int],
+    start_value: Mapping[str, float],
 ) -> None:
     a = s.assumptions
     T = s.horizon_months
@@ -223,9 +272,16 @@ def _spread(
             per_month = price * (1.0 - residual_fraction(a, T, t0)) * n / (T - t0 + 1)
             for t in range(t0, T + 1):
                 paid[(gpu, t)] += per_month + upkeep * n
+        # What exists is never sold here: its value at month 1 less its book credit.
+        ends = _existing_book_credit(s)
+        for key, n in existing.items():
+            gpu, _price, upkeep, _resale = sources[key]
+            per_month = (start_value.get(key, 0.0) - ends.get(key, 0.0)) / T
+            for t in s.months:
+                paid[(gpu, t)] += per_month + upkeep * n
         return
-    stock = _levels(s, bought, sold)
-    net: dict[str, float] = defaultdict(float)
+    stock = _levels(s, bought, sold, existing)
+    net: dict[str, float] = defaultdict(float, start_value)
     for (key, _t), n in bought.items():
         net[key] += sources[key][1] * n
     for (key, t), n in sold.items():
@@ -240,6 +296,20 @@ def _spread(
         paid[(gpu, t)] += net[key] * n / unit_months[key] + upkeep * n
 
 
+def _existing_book_credit(s: Scenario) -> dict[str, float]:
+    """Book credit at the horizon of each owned Fleet row (by source) and of its servers
+    (by type); empty unless ``residual_value`` is book."""
+    a = s.assumptions
+    credit: dict[str, float] = defaultdict(float)
+    for row in s.fleet:
+        if row.kind is FleetKind.OWNED:
+            credit[row.source_id] += (
+                row.price * existing_residual_fraction(a, s.horizon_months, row) * row.count
+            )
+            credit[row.gpu] += existing_server_credit(s, row)
+    return dict(credit)
+
+
 def type_month_costs(
     s: Scenario, d: Decisions, money: Money
 ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
@@ -250,7 +320,7 @@ def type_month_costs(
     """
     a = s.assumptions
     H = a.hours_per_month
-    offers = {o.offer_id: o for o in s.offers}
+    offers = {o.offer_id: o for o in s.all_offers}
     use = money.usage
     paid: dict[tuple[str, int], float] = defaultdict(float)
     spot: dict[tuple[str, int], float] = defaultdict(float)

@@ -79,6 +79,7 @@ def test_scenario_file_keys_are_the_contracts() -> None:
         "workloads",
         "add_workloads",
         "demand",
+        "fleet",
     ]
     for key in keys:
         assert f"| `{key}` |" in section

@@ -66,6 +66,7 @@ def test_sheets_come_in_the_contract_order(template: Workbook) -> None:
         "README",
         "GPUs",
         "Prices",
+        "Fleet",
         "Workloads",
         "Throughput",
         "Demand",

@@ -19,6 +19,7 @@ def define_servers_constraints(built: BuiltModel) -> None:
         max_per_node[g] * servers[g,t] - own[g,t] >= 0
     ``servers_stock_g{g}_t{t}``:
         servers[g,t] - servers[g,t-1] - server_buy[g,t] + server_sell[g,t] = 0
+        (``= existing`` in month 1: the servers of the type's owned Fleet rows)
 
     Only types with a ``node_price`` or ``node_power_w`` above 0 have servers.
     Servers are sold (``residual_value`` market) as GPUs are; without market
@@ -36,4 +37,6 @@ def define_servers_constraints(built: BuiltModel) -> None:
             stock.append((before, -1.0))
         if (sold := built.server_sell.get((g, t))) is not None:
             stock.append((sold, 1.0))
-        built.add_row("servers", ("stock", f"g{j}", f"t{t}"), stock, pulp.LpConstraintEQ, 0.0)
+        # Servers that came with owned Fleet rows are there in month 1, unbought.
+        start = float(built.existing_servers(g)) if t == 1 else 0.0
+        built.add_row("servers", ("stock", f"g{j}", f"t{t}"), stock, pulp.LpConstraintEQ, start)

@@ -17,6 +17,7 @@ def define_stock_constraints(built: BuiltModel) -> None:
 
     ``stock_owned_o{o}_t{t}``:
         owned[o,t] - owned[o,t-1] - buy[o,t] + sell[o,t] = 0
+        (an owned Fleet row ``o``: no purchases, and ``= count`` in month 1)
     ``stock_bought_o{o}`` (only where GPUs can be sold and the offer is capped):
         sum_t buy[o,t] <= max_units
     ``stock_reserved_o{o}_t{t}``:
@@ -31,12 +32,18 @@ def define_stock_constraints(built: BuiltModel) -> None:
     """
     opos = built.offer_pos
     for (oid, t), level in built.owned.items():
-        terms: Terms = [(level, 1.0), (built.buy[(oid, t)], -1.0)]
+        terms: Terms = [(level, 1.0)]
+        if (bought := built.buy.get((oid, t))) is not None:
+            terms.append((bought, -1.0))
         if (before := built.owned.get((oid, t - 1))) is not None:
             terms.append((before, -1.0))
         if (sold := built.sell.get((oid, t))) is not None:
             terms.append((sold, 1.0))
-        built.add_row("stock", ("owned", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, 0.0)
+        # An owned Fleet row starts month 1 with its GPUs (model v2 §E).
+        start = float(built.existing_count(oid)) if t == 1 else 0.0
+        built.add_row(
+            "stock", ("owned", f"o{opos[oid]}", f"t{t}"), terms, pulp.LpConstraintEQ, start
+        )
     if built.sell:
         # Selling lets the level fall, so its bound no longer caps what is bought
         # over the horizon (accounting rule 7).
