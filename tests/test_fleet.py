@@ -328,3 +328,23 @@ def test_the_result_workbook_and_json_show_the_existing_fleet(
     assert "Still owed after the horizon (USD)" in audit_text
     # 1 GPU × $2.00 × 730 h × (30 − 24) months
     assert 8_760.0 in audit_text
+
+
+def test_the_assignments_sheet_reconciles_sales_and_the_fleets_value(tmp_path: Path) -> None:
+    from optimizer.reports.result_workbook import write_result_workbook
+    from tests.fake_plans import fake_run
+
+    plan = solve_checked(four_gpus_for_three_months(OWNED, RESERVED))
+    path = tmp_path / "result.xlsx"
+    write_result_workbook(path, fake_run(plan, with_baselines=False))
+    sheet = openpyxl.load_workbook(path, data_only=True)["test Assignments"]
+    rows = {r[0]: r[11] for r in sheet.iter_rows(values_only=True) if r[0]}
+    assert rows["Sales (USD, cash in, negative)"] == pytest.approx(-100_521.29, abs=CENT)
+    # Six GPUs worth 0.7 × $25,000 each in month 1
+    fleet_value = "Value of the GPUs and servers already owned at month 1 (USD, sheet Fleet)"
+    assert rows[fleet_value] == pytest.approx(105_000.00, abs=CENT)
+    # The reservation idles in months 4-6: 3 × $1,460.00 belongs to no workload.
+    assert rows["Not assigned to any workload (USD, idle capacity)"] == pytest.approx(
+        4_380.00, abs=CENT
+    )
+    assert "$4,380.00 of idle capacity is not allocated to any workload" in plan.diagnostics

@@ -58,18 +58,18 @@ def test_printed_areas_fold_and_hide_what_finance_does_not_print(tmp_path: Path)
     titles = {audit.cell(r - 1, 1).value for r in folded if not audit.row_dimensions[r - 1].hidden}
     assert titles == {"Assumptions used", "GPUs", "Offers (after scenario overrides)", "Workloads"}
     assert all(audit.row_dimensions[r].outline_level == 1 for r in folded)
-    # The Fleet prints the GPUs in use (from column L) and its chart, upright, on one page.
+    # The Fleet prints the GPUs in use (from column M) and its chart, upright, on one page.
     fleet = wb["base Fleet"]
-    assert fleet.print_area.startswith("'base Fleet'!$L$1:")
+    assert fleet.print_area.startswith("'base Fleet'!$M$1:")
     assert fleet.page_setup.orientation == "portrait" and fleet.page_setup.fitToHeight in (1, None)
-    assert fleet["L1"].value == "Month" and fleet.print_title_cols is None
+    assert fleet["M1"].value == "Month" and fleet.print_title_cols is None
     # GPUs in use per month: 2 H100 owned; L40S's on-demand hours ÷ 730 hours a month.
-    block = [[c.value for c in row] for row in fleet["L1:N4"]]
+    block = [[c.value for c in row] for row in fleet["M1:O4"]]
     assert block == [
         ["Month", "H100 owned", "L40S on demand"],
         [1, 2, pytest.approx(100.5 / 730)],
         [2, 2, pytest.approx(200.25 / 730)],
         [3, 2, 0],
     ]
-    assert fleet["O1"].value is None  # no column for a place the plan does not use
+    assert fleet["P1"].value is None  # no column for a place the plan does not use
     assert wb["base Cash flow"].page_setup.orientation == "portrait"

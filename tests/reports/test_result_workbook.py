@@ -228,10 +228,15 @@ def test_fleet_assignments_and_options(tmp_path: Path) -> None:
     assert total[0] == "Total" and total[11] == pytest.approx(
         sum(a.cost for a in plan.assignments), abs=CENT
     )
-    credit, unassigned = rows[len(plan.assignments) + 2], rows[len(plan.assignments) + 3]
-    assert credit[11] == pytest.approx(plan.residual_credit, abs=CENT)
-    assert unassigned[0] == "Not assigned to any workload (USD, idle capacity)"
-    assert unassigned[11] == pytest.approx(0.0, abs=CENT)  # all assigned
+    below = [rows[len(plan.assignments) + i] for i in range(1, 5)]
+    assert [r[0] for r in below] == [
+        "Cash out of the plan (USD, the Cash flow total)",
+        "Sales (USD, cash in, negative)",
+        "Residual credit (USD, value credited at the horizon)",
+        "Not assigned to any workload (USD, idle capacity)",
+    ]
+    assert below[2][11] == pytest.approx(plan.residual_credit, abs=CENT)
+    assert below[3][11] == pytest.approx(0.0, abs=CENT)  # all assigned
 
     opts = list(wb["base Options"].iter_rows(min_row=2, values_only=True))
     # (workload, GPU, GPUs per replica): a realtime pair has a row per serving width.
@@ -454,7 +459,7 @@ def test_unassigned_cost_is_net_of_the_residual_credit(tmp_path: Path) -> None:
     assert plan.residual_credit > 1.0
     wb = _values(_write(tmp_path, fake_run(plan, with_baselines=False)))
     rows = {r[0]: r for r in wb["us-baseline Assignments"].iter_rows(values_only=True) if r[0]}
-    credit = rows["Residual credit (USD, book value credited at the horizon)"][11]
+    credit = rows["Residual credit (USD, value credited at the horizon)"][11]
     assert credit == pytest.approx(plan.residual_credit, abs=CENT)
     unassigned = rows["Not assigned to any workload (USD, idle capacity)"][11]
     assert unassigned == pytest.approx(0.0, abs=CENT)
