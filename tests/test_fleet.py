@@ -22,6 +22,7 @@ import pytest
 from optimizer.cli import main
 from optimizer.domain import Assumptions, CostCategory, ExistingGpus, FleetKind, Scenario
 from optimizer.inputs.load import load_input
+from optimizer.reports.at_a_glance import recommendation
 from optimizer.results import HOUSE, SolveStatus
 from tests.builders import gpu, measured, offer, scenario, workload
 from tests.check.test_check import pair, violations_of
@@ -78,6 +79,10 @@ def test_old_gpus_that_are_not_needed_are_sold_and_the_rest_after_their_last_mon
         5: (0, 0, 0),
         6: (0, 0, 0),
     }
+    assert recommendation(plan) == (
+        "Sell the 6 H100 already owned (3 in month 1, 3 in month 4); "
+        "pay the 1 H100 already reserved for months 1–6."
+    )
     # What the reservation owes past month 6 is stated, not charged.
     assert (
         "the existing reservation Fleet row 3 (1 H100 at $2.00 per GPU-hour) has 6 months left "
@@ -95,6 +100,7 @@ def test_without_market_value_the_fleet_is_kept_and_credited_at_book_value_by_ag
     assert plan.decisions is not None and plan.decisions.sales == {}
     # Two owned GPUs work; the other two GPUs' hours are bought or rented.
     assert {f.month: f.existing for f in plan.fleet} == {t: 2 for t in range(1, 7)}
+    assert recommendation(plan).startswith("Keep the 2 H100 already owned; ")
     # 12 + 6 = 18 of 36 months old at the horizon: half of $20,000 each.
     credit_of_fleet = 2 * 20_000.0 * 0.5
     bought = sum(plan.decisions.purchases.values())
@@ -348,3 +354,15 @@ def test_the_assignments_sheet_reconciles_sales_and_the_fleets_value(tmp_path: P
         4_380.00, abs=CENT
     )
     assert "$4,380.00 of idle capacity is not allocated to any workload" in plan.diagnostics
+
+
+def test_the_checker_recomputes_the_fleets_value_the_cost_shares_carry() -> None:
+    from optimizer.check.rules import check_plan
+
+    s = four_gpus_for_three_months(OWNED, RESERVED)
+    plan = solve_checked(s)
+    assert plan.existing_value == pytest.approx(105_000.00, abs=CENT)
+    wrong = replace(plan, existing_value=0.0)
+    assert check_plan(s, wrong).violations == [
+        "reported existing_value $0.00 but recomputed $105,000.00"
+    ]

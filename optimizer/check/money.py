@@ -17,8 +17,13 @@ from optimizer.check.capacity import (
     owned_stock,
     source_stock,
 )
-from optimizer.check.fleet import existing_book_credit
-from optimizer.check.servers import server_cash, server_credit, used_market_price
+from optimizer.check.fleet import existing_book_credit, existing_book_start, servers_of_row
+from optimizer.check.servers import (
+    node_market_value,
+    server_cash,
+    server_credit,
+    used_market_price,
+)
 from optimizer.domain import CostCategory, FleetKind, OfferOption, ResidualValue, Scenario
 from optimizer.results import Decisions
 
@@ -113,6 +118,24 @@ def market_value(scenario: Scenario, gpu: str, month: int) -> float:
         count = sum(r.count for r in rows)
         reference = sum(r.price * r.count for r in rows) / count if count else 0.0
     return used_market_price(scenario, reference, month)
+
+
+def fleet_value_at_start(scenario: Scenario) -> float:
+    """What the owned Fleet rows and their servers are worth at the start of month 1, the
+    capital their cost shares carry: market, at the used price of month 1; book, at book
+    value by age; none, nothing (model v2 §E; the methodology, section 2.5)."""
+    rule = scenario.assumptions.residual_rule
+    if rule is ResidualValue.BOOK:
+        return sum(existing_book_start(scenario).values())
+    if rule is not ResidualValue.MARKET:
+        return 0.0
+    gpus = {g.name: g for g in scenario.gpus}
+    return sum(
+        market_value(scenario, r.gpu, 1) * r.count
+        + node_market_value(scenario, gpus[r.gpu], 1) * servers_of_row(scenario, r.source_id)
+        for r in scenario.fleet
+        if r.kind is FleetKind.OWNED
+    )
 
 
 def residual_credit_of(scenario: Scenario, decisions: Decisions) -> float:

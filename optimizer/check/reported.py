@@ -27,6 +27,7 @@ from optimizer.check.capacity import (
     reserved_per_gpu,
     source_stock,
 )
+from optimizer.check.money import fleet_value_at_start
 from optimizer.check.servers import server_levels
 from optimizer.check.tolerances import (
     HALF_CENT,
@@ -63,6 +64,12 @@ def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:
         found.append(
             f"reported residual_credit_discounted {_usd(plan.residual_credit_discounted)} "
             f"but recomputed {_usd(report.residual_credit_discounted)}"
+        )
+    fleet_value = fleet_value_at_start(plan.scenario)
+    if not money_close(plan.existing_value or 0.0, fleet_value):
+        found.append(
+            f"reported existing_value {_usd(plan.existing_value or 0.0)} but recomputed "
+            f"{_usd(fleet_value)}"
         )
     for c in CostCategory:
         reported_cost = plan.costs.get(c, 0.0)

@@ -3,7 +3,8 @@
 Takes a :class:`Plan` (and its rent-only baseline); hands on plain text and
 numbers for the top of the Summary sheet: the recommendation in one sentence
 ("Buy 14 RTX 4090 in month 1; reserve up to 32 A100 80GB for months 1–36;
-rent the rest on demand"), the month from which buying has paid for itself
+rent the rest on demand", led by what becomes of sheet Fleet: "sell the 8 A100
+80GB already owned in month 1"), the month from which buying has paid for itself
 against renting everything, the limits that bind, and cumulative cash by
 month. Every figure comes from the plan's fleet, cash flow and shadow prices.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import accumulate
 
-from optimizer.domain import CostCategory
+from optimizer.domain import CostCategory, FleetKind
 from optimizer.results import Plan
 
 
@@ -26,7 +27,7 @@ def recommendation(plan: Plan) -> str:
             first, *rest = plan.diagnostics
             why = f"{first} {'; '.join(rest)}".strip()
         return f"No plan ({plan.status.value}): {why}"
-    clauses = [*_purchases(plan), *_reservations(plan)]
+    clauses = [*_existing(plan), *_purchases(plan), *_reservations(plan)]
     rented = _rented(plan)
     if rented and clauses:
         clauses.append(f"rent the rest ({rented})")
@@ -65,11 +66,52 @@ def _purchases(plan: Plan) -> list[str]:
 
 
 def _reservations(plan: Plan) -> list[str]:
+    """New reservations only: an existing one (sheet Fleet) is said by :func:`_existing`."""
+    held: dict[tuple[str, int], int] = defaultdict(int)
+    for r in plan.scenario.fleet:
+        if r.kind is FleetKind.RESERVED:
+            for t in range(1, min(r.months_left or 0, plan.scenario.horizon_months) + 1):
+                held[(r.gpu, t)] += r.count
     clauses = []
     for gpu, by_month in _per_gpu_month(plan, "reserved").items():
-        most, least = max(by_month.values()), min(by_month.values())
+        new = {t: n - held[(gpu, t)] for t, n in by_month.items() if n > held[(gpu, t)]}
+        if not new:
+            continue
+        most, least = max(new.values()), min(new.values())
         count = f"{most:,}" if most == least else f"up to {most:,}"
-        clauses.append(f"reserve {count} {gpu} for {_months(list(by_month))}")
+        clauses.append(f"reserve {count} {gpu} for {_months(list(new))}")
+    return clauses
+
+
+def _existing(plan: Plan) -> list[str]:
+    """What becomes of sheet Fleet: the GPUs owned are kept or sold, reservations paid."""
+    s = plan.scenario
+    sales = plan.decisions.sales if plan.decisions else {}
+    clauses = []
+    owned: dict[str, int] = defaultdict(int)
+    sold: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for r in s.fleet:
+        if r.kind is FleetKind.OWNED:
+            owned[r.gpu] += r.count
+            for (oid, t), n in sales.items():
+                if oid == r.source_id:
+                    sold[r.gpu][t] += n
+    for gpu, count in owned.items():
+        by_month = sold.get(gpu)
+        if not by_month:
+            clauses.append(f"keep the {count:,} {gpu} already owned")
+            continue
+        total = sum(by_month.values())
+        which = f"the {count:,}" if total == count else f"{total:,} of the {count:,}"
+        each = ", ".join(f"{n:,} in month {t}" for t, n in sorted(by_month.items()))
+        when = f"in month {next(iter(by_month))}" if len(by_month) == 1 else f"({each})"
+        clauses.append(f"sell {which} {gpu} already owned {when}")
+    for r in s.fleet:
+        if r.kind is FleetKind.RESERVED:
+            months = min(r.months_left or 0, s.horizon_months)
+            clauses.append(
+                f"pay the {r.count:,} {r.gpu} already reserved for {_months(list(range(1, months + 1)))}"
+            )
     return clauses
 
 

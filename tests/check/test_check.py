@@ -19,6 +19,7 @@ import pytest
 
 import optimizer.check.rules
 from optimizer.check.assignments import expected_assignments
+from optimizer.check.money import fleet_value_at_start
 from optimizer.check.reported import expected_fleet, expected_places
 from optimizer.check.rules import CheckReport, check_plan
 from optimizer.domain import Assumptions, CostCategory, OfferOption, Scenario
@@ -134,6 +135,7 @@ def consistent_plan(s: Scenario, decisions: Decisions, estimates: list[PairEstim
             places=list(expected_places(s, decisions).values()),
         ),
         residual_credit_discounted=r.residual_credit_discounted,
+        existing_value=fleet_value_at_start(s),
     )
 
 

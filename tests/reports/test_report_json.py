@@ -87,6 +87,7 @@ def test_fleet_assignments_options_rows_carry_the_contract_fields() -> None:
     assert fleet[0] == {
         "gpu": "H100",
         "month": 1,
+        "existing": 0,
         "bought": 2,
         "sold": 0,
         "servers": 0,
