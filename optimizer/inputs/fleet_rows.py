@@ -9,13 +9,13 @@ replaced or added to the sheet's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from optimizer.domain import ExistingGpus, FleetKind
 from optimizer.errors import Problem
-from optimizer.inputs.cells import Where
+from optimizer.inputs.cells import Where, suggestion
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,22 @@ def fleet_entry(
         ),
         [],
     )
+
+
+def unknown_gpu_problems(
+    entries: Sequence[FleetEntry], gpu_names: Collection[str]
+) -> list[Problem]:
+    """A scenario file's rows naming a GPU type the workbook lacks."""
+    return [
+        e.where.at(
+            "gpu",
+            f"no GPU type {e.gpu!r} in the workbook{suggestion(e.gpu, gpu_names)}",
+            e.gpu,
+            "a name from sheet GPUs",
+        )
+        for e in entries
+        if e.gpu not in gpu_names
+    ]
 
 
 def existing_fleet(

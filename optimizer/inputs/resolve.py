@@ -21,7 +21,7 @@ from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption,
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where, suggestion
 from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
-from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
+from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet, unknown_gpu_problems
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.schema import ASSUMPTIONS
@@ -372,17 +372,7 @@ def _entry_problems(
                     "a name from sheet GPUs",
                 )
             )
-    for existing in entry.fleet:
-        if existing.gpu not in workbook.gpu_names:
-            problems.append(
-                existing.where.at(
-                    "gpu",
-                    f"no GPU type {existing.gpu!r} in the workbook"
-                    f"{suggestion(existing.gpu, workbook.gpu_names)}",
-                    existing.gpu,
-                    "a name from sheet GPUs",
-                )
-            )
+    problems.extend(unknown_gpu_problems(entry.fleet, workbook.gpu_names))
     seen: dict[tuple[str, str], int] = {}
     for change in entry.prices:
         key = (change.gpu, change.option.value)
