@@ -44,8 +44,9 @@ LLAMA31_70B_WHY = (
     "(70B, 6.4M hours: 0.89)."
 )
 LLAMA2_34B_WHY = (
-    "Implies 42 % MFU on A100 against the 50 % default; the 34B model was not released and its "
-    "hours may include restarts."
+    "Table 2 lists the 34B at 350 W, the power cap of Meta's production cluster (RSC's GPUs "
+    "run at 400 W, Llama 2 paper §2.2.1); the hours imply 42 % MFU against the 50 % default, "
+    "and gpumix does not derate a type for a power cap."
 )
 INT8_70B_WHY = (
     "gpt-fast's own table: 70B int8 reads 1,323 GB/s, 7B int8 1,069 GB/s (the larger "
