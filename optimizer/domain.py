@@ -210,7 +210,7 @@ class Workload:
     kv_heads: int | None = None
     head_dim: int | None = None
     prompt_tokens: int | None = None  # realtime: a request's prompt (None: 1024)
-    output_tokens: int | None = None  # realtime: a request's generated tokens (None: 256)
+    output_tokens: int | None = None  # realtime: a request's generated tokens (None: 128)
 
     @property
     def recurring(self) -> bool:

@@ -110,8 +110,12 @@ def test_json_has_the_contract_fields_for_every_scenario(example_json: dict) -> 
             "tokens_per_second_per_replica",
             "latency_ms",
             "source",
+            "estimates_note",
         }
         assert entry["options"] and all(option_keys <= set(r) for r in entry["options"])
+        # Every estimated pair says so in words, as the Options sheet's last column does.
+        estimated = [r for r in entry["options"] if r["source"] == "estimated"]
+        assert estimated and all("estimated: " in r["estimates_note"] for r in estimated)
         # Realtime pairs: one row per serving width, the width in gpus_per_replica.
         chat = [r for r in entry["options"] if r["workload"] == "chat-8b"]
         pairs = {(r["workload"], r["gpu"]) for r in chat}

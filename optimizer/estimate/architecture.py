@@ -31,10 +31,11 @@ KV_SIZE_EXPONENT = 0.42
 # KV cache is kept at 16 bits whatever the weights' precision; fp32 models keep it at 32.
 KV_BYTES = 2.0
 KV_BYTES_FP32 = 4.0
-# A typical chat request (model v2 §G): Azure's production conversation trace
-# (Patel et al. 2024, Splitwise, §III) has a median prompt of 1,020 tokens and a
-# median output of 129, so 1,024 and 128 (model v2's guess of 256 outputs was
-# twice the published median).
+# A typical chat request (model v2 §G): Azure's conversation trace, published with
+# Splitwise (Patel et al., ISCA 2024) as AzureLLMInferenceTrace_conv.csv in
+# github.com/Azure/AzurePublicDataset, has a median prompt of 1,020 tokens and a
+# median output of 129 over its 19,366 requests, so 1,024 and 128 (model v2's
+# guess of 256 outputs was twice the published median).
 DEFAULT_PROMPT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 128
 KV_ASSUMED = "KV cache assumed GQA with 8 KV heads (scaled from Llama-3-8B's 128 KiB per token)"

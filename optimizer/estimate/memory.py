@@ -27,8 +27,9 @@ LORA_TRAINABLE_SHARE = 0.003
 # inside one 48 GB GPU, as the QLoRA paper did.
 ACTIVATION_BYTES_PER_PARAM = 0.06
 # Activations and runtime never take less than this (model v2 §G): torchtune
-# measured Llama-2-7B fine-tuning peaks of 17.18 GB (LoRA) and 9.29 GB (QLoRA)
-# on one RTX 4090, 3.4 and 5.5 GB above weights and adapters.
+# measured Llama-2-7B fine-tuning peaks of 17.18 GB (LoRA) and 8.57 GB (QLoRA;
+# 9.29 GB in the README's first version) on one RTX 4090, 3.4 and 4.7 GB above
+# weights and adapters.
 TRAINING_FLOOR_GB = 4.5
 # QLoRA's NF4 weights with double-quantized block scales: 4.127 bits a parameter
 # (Dettmers et al. 2023, §3).

@@ -12,8 +12,19 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-from optimizer.domain import FleetKind, Kind, Offer, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.reports.audit_inputs import (
+    INT,
+    M,
+    N,
+    P,
+    T,
+    W,
+    fleet_table,
+    gpu_table,
+    offer_table,
+    workload_table,
+)
 from optimizer.reports.page_fit import fit_one_page_when_legible
 from optimizer.reports.sheet_grid import (
     TEXT_STYLES,
@@ -91,24 +102,11 @@ def _put(sheet: SheetModel, row: int, col: int, value: object, style: Style) -> 
         sheet.text(row, col, value, Style.TEXT)
 
 
-def _price_unit(offer: Offer) -> str:
-    return "USD per GPU" if offer.option is OfferOption.BUY else "USD per GPU-hour"
-
-
 def audit_sheet(run: RunResult) -> SheetModel:
     # Printed last, on one page while legible: the run, the files, the solves and the
     # scenarios' settings; the long tables of inputs as the solver saw them are folded.
     sheet = SheetModel(AUDIT, freeze=(0, 1))
     blocks = _Blocks(sheet)
-    # Text wraps inside set widths, so the printed blocks fit one page across.
-    T, W, N, INT, M, P = (
-        Style.WRAP,
-        Style.WRAP,
-        Style.NUMBER,
-        Style.INTEGER,
-        Style.MONEY,
-        Style.PERCENT,
-    )
     solvers = sorted({f"{p.solver.name} {p.solver.version}" for p in run.plans if p.solver})
     blocks.block(
         "Run",
@@ -217,151 +215,14 @@ def audit_sheet(run: RunResult) -> SheetModel:
             for p in run.plans
         ],
     )
-    blocks.block(
-        "GPUs",
-        "Audit_gpus",
-        [
-            "Scenario",
-            "GPU",
-            "VRAM (GB)",
-            "FP16 (TFLOPS)",
-            "Memory bandwidth (GB/s)",
-            "TDP (W)",
-            "NVLink",
-            "GPUs per server",
-            "Training MFU (%)",
-        ],
-        [
-            [
-                (p.name, T),
-                (g.name, T),
-                (g.vram_gb, N),
-                (g.fp16_tflops, N),
-                (g.memory_bandwidth_gbs, N),
-                (g.tdp_w, N),
-                (g.nvlink, Style.BOOL),
-                (g.max_per_node, INT),
-                (g.mfu_training, P),
-            ]
-            for p in run.plans
-            for g in p.scenario.gpus
-        ],
-        fold=True,
-    )
-    blocks.block(
-        "Offers (after scenario overrides)",
-        "Audit_offers",
-        [
-            "Scenario",
-            "Offer",
-            "GPU",
-            "Option",
-            "Price (USD)",
-            "Price unit",
-            "Term (months)",
-            "Max units",
-            "Available from (month)",
-            "Provider",
-            "Source",
-            "Prices row",
-        ],
-        [
-            [
-                (p.name, T),
-                (o.offer_id, T),
-                (o.gpu, T),
-                (o.option.value, T),
-                (o.price, M),
-                (_price_unit(o), T),
-                (o.term_months, INT),
-                (o.max_units, INT),
-                (o.available_from, INT),
-                (o.provider, T),
-                (o.source, W),
-                (o.row or None, INT),
-            ]
-            for p in run.plans
-            for o in p.scenario.offers
-        ],
-        fold=True,
-    )
-    fleet_rows = [
-        [
-            (p.name, T),
-            (r.label, T),
-            (r.source_id, T),
-            (r.gpu, T),
-            (r.kind.value, T),
-            (r.count, INT),
-            (r.price, M),
-            ("USD per GPU-hour" if r.kind is FleetKind.RESERVED else "USD per GPU", T),
-            (r.months_left, INT),
-            (r.age_months if r.kind is FleetKind.OWNED else None, INT),
-            (r.owed_after(p.scenario.horizon_months, p.scenario.assumptions.hours_per_month), M),
-        ]
-        for p in run.plans
-        for r in p.scenario.fleet
-    ]
-    if fleet_rows:  # shown unfolded: what a reservation owes after the horizon matters
-        blocks.block(
-            "Existing fleet (sheet Fleet, after scenario files)",
-            "Audit_fleet",
-            [
-                "Scenario",
-                "Row",
-                "Id in the plan",
-                "GPU",
-                "Kind",
-                "GPUs",
-                "Price (USD)",
-                "Price unit",
-                "Months left (reserved)",
-                "Age at month 1 (owned)",
-                "Still owed after the horizon (USD)",
-            ],
-            fleet_rows,
-        )
-    blocks.block(
-        "Workloads",
-        "Audit_workloads",
-        [
-            "Scenario",
-            "Workload",
-            "Kind",
-            "Parameters (billions)",
-            "Precision",
-            "Tokens (training: job; batch: per month)",
-            "Demand (tokens/s)",
-            "Latency target (ms/token)",
-            "Start month",
-            "End month",
-            "Interruptible",
-            "Min replicas (realtime)",
-            "Runs per month (blank: one job; batch: one run a month)",
-            "Deadline (wall-clock hours per run)",
-        ],
-        [
-            [
-                (p.name, T),
-                (w.name, T),
-                (w.kind.value, T),
-                (w.params_b, N),
-                (w.precision.value, T),
-                (w.tokens, INT),
-                (w.tokens_per_second, N),
-                (w.latency_ms, N),
-                (w.start_month, INT),
-                (w.end_month if w.end_month is not None else p.scenario.horizon_months, INT),
-                (w.interruptible, Style.BOOL),
-                (w.min_replicas if w.kind is Kind.REALTIME_INFERENCE else None, INT),
-                (w.runs_per_month, N),
-                (w.deadline_hours, N),
-            ]
-            for p in run.plans
-            for w in p.scenario.workloads
-        ],
-        fold=True,
-    )
+    # GPUs, offers and workloads as the solver saw them: long, so folded (kept, not printed).
+    for table in (gpu_table(run.plans), offer_table(run.plans)):
+        blocks.block(table.title, table.name, table.headers, table.rows, fold=True)
+    fleet = fleet_table(run.plans)
+    if fleet.rows:  # shown unfolded: what a reservation owes after the horizon matters
+        blocks.block(fleet.title, fleet.name, fleet.headers, fleet.rows)
+    table = workload_table(run.plans)
+    blocks.block(table.title, table.name, table.headers, table.rows, fold=True)
     sheet.print_columns = (0, blocks.printed_last_col)
     # The item or scenario, then values as wide as a SHA-256, then narrow columns.
     sheet.widths.update({0: 28, 1: 66})

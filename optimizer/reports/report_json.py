@@ -91,6 +91,9 @@ def _option_rows(row: PairEstimate) -> list[dict[str, object]]:
         "tokens_per_second_per_replica": _number(row.tokens_per_second_per_replica),
         "latency_ms": _number(row.latency_ms),
         "source": row.source.value,
+        # The Options sheet's last column, word for word: what was given, measured or
+        # estimated, and which architecture values the estimate assumed (model v2 §G).
+        "estimates_note": row.basis,
     }
     if not row.widths:
         return [base]

@@ -130,7 +130,7 @@ def test_a_7b_lora_needs_14_to_20_gb_and_fits_one_rtx_4090() -> None:
 
 
 def test_a_7b_qlora_holds_nf4_weights_and_the_floor() -> None:
-    # NF4 7 × 0.52 = 3.64 GB + adapters 0.336 GB + 4.5 GB = 8.476 GB (torchtune measured 9.29 GB
+    # NF4 7 × 0.52 = 3.64 GB + adapters 0.336 GB + 4.5 GB = 8.476 GB (torchtune measured 8.57 GB
     # for Llama-2-7B): more than an 8 GB card's 7.2 GB usable.
     est = _one(workload("q", "qlora", params_b=7, tokens=1e8), gpu("8GB", vram_gb=8.0))
     assert est.memory_gb == pytest.approx(8.476)

@@ -15,20 +15,46 @@ from tests.builders import workload
 from tests.fidelity.gpus import A100_40, A100_80, H100, H800
 from tests.fidelity.published import Figure, Published
 
-LLAMA_PAPER = "https://arxiv.org/abs/2302.13971 (LLaMA, Table 15)"
-LLAMA2_PAPER = "https://arxiv.org/abs/2307.09288 (Llama 2, Table 2)"
-LLAMA3_CARD = "https://github.com/meta-llama/llama3/blob/main/MODEL_CARD.md"
-LLAMA31_CARD = "https://github.com/meta-llama/llama-models/blob/main/models/llama3_1/MODEL_CARD.md"
-DEEPSEEK_V3 = "https://arxiv.org/abs/2412.19437 (DeepSeek-V3, Table 1: pre-training)"
-MPT_7B = "https://www.databricks.com/blog/mpt-7b (9.5 days on 440 A100-40GB)"
-GPT_FAST = "https://github.com/pytorch-labs/gpt-fast#benchmarks (A100-80GB, batch 1)"
+LLAMA_PAPER = "https://arxiv.org/abs/2302.13971 (LLaMA, Table 15: GPU-hours on A100-80GB)"
+LLAMA2_CARD = (
+    "https://github.com/meta-llama/llama/blob/main/MODEL_CARD.md (Time (GPU hours) on A100-80GB;"
+    " the same figures as arXiv 2307.09288, Table 2)"
+)
+LLAMA3_CARD = (
+    "https://github.com/meta-llama/llama3/blob/main/MODEL_CARD.md (pretraining GPU hours,"
+    " H100-80GB)"
+)
+LLAMA31_CARD = (
+    "https://github.com/meta-llama/llama-models/blob/main/models/llama3_1/MODEL_CARD.md"
+    " (training GPU hours, H100-80GB)"
+)
+# The 3.1 card gives ~15T tokens for every size; 15.6T for 405B is the paper's figure.
+LLAMA31_405B_SOURCE = (
+    f"{LLAMA31_CARD}; 15.6T tokens: https://arxiv.org/abs/2407.21783 (The Llama 3 Herd of"
+    " Models, §1)"
+)
+DEEPSEEK_V3 = (
+    "https://arxiv.org/abs/2412.19437 (DeepSeek-V3, Table 1: pre-training 2,664K of 2,788K"
+    " H800 GPU hours)"
+)
+MPT_7B = (
+    "https://huggingface.co/mosaicml/mpt-7b (Training Configuration: 440 A100-40GBs for about"
+    " 9.5 days)"
+)
+GPT_FAST = (
+    "https://github.com/pytorch-labs/gpt-fast/blob/0f925b5d4ce457b89a7ca6c9ce50f42bf2576945"
+    "/README.md#benchmarks (A100-80GB power-limited to 330 W, batch 1, 5-token prompt)"
+)
 TRT_LLM = (
     "https://github.com/NVIDIA/TensorRT-LLM/blob/138f96d45f90b9667426f7c47297d8c06bafac73"
-    "/docs/source/performance.md (A100 FP16)"
+    "/docs/source/performance.md (A100 FP16, output tokens/s per GPU: revision 77d24b5 labels"
+    " the same table so)"
 )
+# main's README no longer has this table; QLoRA read 9.29 GB from 2024-03-22 until this
+# revision (2024-04-18) gave 8.57 GB, the table's last figure before it changed setup.
 TORCHTUNE = (
-    "https://github.com/pytorch/torchtune/blob/main/README.md (2024, finetuning resource"
-    " requirements, Llama-2-7B)"
+    "https://github.com/pytorch/torchtune/blob/20747cd87ba803d514d5d3d57e90fcfb059ecf56/README.md"
+    " (peak memory per GPU, Llama2-7B on 1 x RTX 4090)"
 )
 LLAMA3_8B_CONFIG = "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"
 LLAMA3_70B_CONFIG = "https://huggingface.co/meta-llama/Meta-Llama-3-70B/blob/main/config.json"
@@ -144,9 +170,9 @@ FIGURES: tuple[Published, ...] = (
     ),
     trained("LLaMA 33B, 1.4T tokens", 530_432, LLAMA_PAPER, A100_80, 1.4e12, 2048, **LLAMA_33B),
     trained("LLaMA 65B, 1.4T tokens", 1_022_362, LLAMA_PAPER, A100_80, 1.4e12, 2048, **LLAMA_65B),
-    trained("Llama 2 7B, 2T tokens", 184_320, LLAMA2_PAPER, A100_80, 2e12, 4096, **LLAMA_7B),
-    trained("Llama 2 13B, 2T tokens", 368_640, LLAMA2_PAPER, A100_80, 2e12, 4096, **LLAMA_13B),
-    trained("Llama 2 70B, 2T tokens", 1_720_320, LLAMA2_PAPER, A100_80, 2e12, 4096, **LLAMA2_70B),
+    trained("Llama 2 7B, 2T tokens", 184_320, LLAMA2_CARD, A100_80, 2e12, 4096, **LLAMA_7B),
+    trained("Llama 2 13B, 2T tokens", 368_640, LLAMA2_CARD, A100_80, 2e12, 4096, **LLAMA_13B),
+    trained("Llama 2 70B, 2T tokens", 1_720_320, LLAMA2_CARD, A100_80, 2e12, 4096, **LLAMA2_70B),
     trained(
         "Llama 3 8B, 15T tokens",
         1_300_000,
@@ -162,7 +188,7 @@ FIGURES: tuple[Published, ...] = (
     trained(
         "Llama 3.1 405B, 15.6T tokens",
         30_840_000,
-        LLAMA31_CARD,
+        LLAMA31_405B_SOURCE,
         H100,
         15.6e12,
         8192,
@@ -179,7 +205,7 @@ FIGURES: tuple[Published, ...] = (
     ),
     trained("MPT-7B, 1T tokens", 440 * 9.5 * 24, MPT_7B, A100_40, 1e12, 2048, **MPT_7B_ARCH),
     # ---- fine-tuning peak memory
-    fine_tuned("QLoRA Llama-2-7B, one RTX 4090", "qlora", 9.29, TORCHTUNE, **LLAMA_7B),
+    fine_tuned("QLoRA Llama-2-7B, one RTX 4090", "qlora", 8.57, TORCHTUNE, **LLAMA_7B),
     fine_tuned("LoRA Llama-2-7B, one RTX 4090", "lora", 17.18, TORCHTUNE, **LLAMA_7B),
     # ---- batch-1 decode: 1,000 / tokens per second
     decoded("Llama-2-7B bf16, 1 × A100", 104.9, 1, **LLAMA_7B),

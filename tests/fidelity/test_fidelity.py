@@ -45,9 +45,10 @@ def test_the_table_has_25_cited_figures_and_80_percent_within_15_percent() -> No
 
 
 def test_held_out_figures_are_reported_as_they_are() -> None:
-    # Checked independently: 5 of 14 within ±15 % (docs/methodology.md §1.7 says which
-    # are not, and why). A change that moves this count must update the page.
-    assert (sum(within(r) for r in HELD_OUT), len(HELD_OUT)) == (5, 14)
+    # Checked independently: 6 of 14 within ±15 % (docs/methodology.md §1.7 says which
+    # are not, and why). A change that moves this count must update the page. (5 until
+    # the TensorRT-LLM 2 × A100 row was read per GPU, as the page's later revision labels it.)
+    assert (sum(within(r) for r in HELD_OUT), len(HELD_OUT)) == (6, 14)
 
 
 def test_none_is_more_than_twice_off_without_a_reason() -> None:

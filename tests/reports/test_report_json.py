@@ -227,3 +227,20 @@ def test_user_text_passes_through_as_data() -> None:
     d = json.loads(run_to_json(fake_run(plan)))["scenarios"][0]
     assert d["assignments"][0]["workload"] == '=HYPERLINK("http://x","y")'
     assert d["options"][0]["workload"] == '=HYPERLINK("http://x","y")'
+
+
+def test_options_rows_carry_the_options_sheets_note_on_what_was_estimated() -> None:
+    # The JSON `estimates_note` is the Options sheet's last column, word for word, on
+    # every serving-width row of a pair (model v2 §G).
+    plan = fake_plan()
+    note = "estimated: memory need, GPU-hours; assumed: layers estimated from params_b (33)"
+    options = tuple(
+        replace(o, basis=note if o.workload == "lora-7b" else "given: GPU-hours (measured)")
+        for o in plan.options
+    )
+    rows = json.loads(run_to_json(fake_run(replace(plan, options=options))))["scenarios"][0][
+        "options"
+    ]
+    assert {r["estimates_note"] for r in rows if r["workload"] == "lora-7b"} == {note}
+    chat = [r for r in rows if r["workload"] == "chat-8b"]
+    assert len(chat) == 4 and {r["estimates_note"] for r in chat} == {"given: GPU-hours (measured)"}
