@@ -426,6 +426,27 @@ def test_the_examples_h100_figures_in_the_methodology() -> None:
     assert on_demand.full_cost_months == pytest.approx(9.61, abs=0.005)
     assert on_demand.paid_off_month == 10
     assert rows["spot"].full_cost_months == math.inf
+    owned = on_demand.owned
+    assert owned is not None and on_demand.rent_per_month is not None
+    gap9 = owned.net(9) - 9 * on_demand.rent_per_month
+    gap10 = 10 * on_demand.rent_per_month - owned.net(10)
+    doc = " ".join((ROOT / "docs" / "methodology.md").read_text(encoding="utf-8").split())
+    assert on_demand.later_months is not None
+    for stated in (
+        f"net ${owned.net(9):,.2f} against rent 9 × 1,379.70 = ${9 * 1379.70:,.2f}: ${gap9:,.2f}",
+        f"net ${owned.net(10):,.2f} against rent ${10 * 1379.70:,.2f}: ${gap10:,.2f} cheaper",
+        f"= {on_demand.full_cost_months:.1f} months, {on_demand.full_cost_hours:,.0f} rented",
+        f"off {-on_demand.later_months:.1f} months sooner",
+        f"= {on_demand.months_without_resale:.1f} months, "
+        f"{on_demand.months_without_resale - on_demand.months_at_utilization:.1f} months later",
+    ):
+        assert stated in doc
+    for option in ("reserved 12 mo", "reserved 36 mo"):
+        r = rows[option]
+        figures = (r.months_at_utilization, r.full_cost_months, r.months_without_resale)
+        assert (
+            f"{option} at ${r.rent_per_hour:.2f}, {' / '.join(f'{v:.1f}' for v in figures)}" in doc
+        )
 
 
 def test_the_chart_lines_cross_where_the_table_says_for_every_option(tmp_path: Path) -> None:
