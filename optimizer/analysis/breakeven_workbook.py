@@ -113,7 +113,7 @@ class _Writer:
         for c, (title, _) in enumerate(columns, start=2):
             ws.write_string(0, c, title, self.bold)
             ws.set_column(c, c, 14)
-        ws.set_row(0, 78)
+        ws.set_row(0, 100)
         ws.freeze_panes(1, 2)
         _print_setup(ws)
         for r, row in enumerate(self.rows, start=1):
