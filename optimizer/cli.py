@@ -375,11 +375,8 @@ def _one_scenario(path: Path | None, name: str | None) -> Scenario:
 
 
 def _cmd_breakeven(args: argparse.Namespace) -> int:
-    from optimizer.analysis.breakeven import (
-        breakeven_rows,
-        format_breakeven_table,
-        write_breakeven_workbook,
-    )
+    from optimizer.analysis.breakeven import breakeven_rows, format_breakeven_table
+    from optimizer.analysis.breakeven_workbook import write_breakeven_workbook
 
     if not 0 < args.utilization <= 1:
         raise InputError(
@@ -392,11 +389,19 @@ def _cmd_breakeven(args: argparse.Namespace) -> int:
     scenario = _one_scenario(args.input, args.scenario)
     if args.output:
         _output_path(args.output, scenario.source_files)
-    rows = breakeven_rows(scenario, args.utilization)
+    if args.months is not None and args.months < 1:
+        raise InputError(
+            Problem(
+                file="",
+                message="usage: --months must be a whole number of at least 1",
+                value=args.months,
+            )
+        )
+    rows = breakeven_rows(scenario, args.utilization, args.months)
     # The workbook first: output cut short by a closed pipe must not lose it.
     if args.output:
         _write(write_breakeven_workbook, args.output, rows, scenario)
-    print(terminal_text(format_breakeven_table(rows)))
+    print(terminal_text(format_breakeven_table(rows, scenario)))
     if args.output:
         print(terminal_text(f"wrote {args.output}"))
     return 0

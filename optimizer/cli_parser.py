@@ -98,7 +98,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="workbook (.xlsx) or scenario file (.yaml); default: the bundled example",
     )
 
-    breakeven = sub.add_parser("breakeven", help="rent-versus-buy break-even per GPU type")
+    breakeven = sub.add_parser(
+        "breakeven", help="rent-versus-buy break-even per GPU type and rental option"
+    )
     breakeven.add_argument(
         "input",
         nargs="?",
@@ -114,6 +116,12 @@ def _build_parser() -> argparse.ArgumentParser:
         default=0.6,
         metavar="FRACTION",
         help="share of hours a bought GPU works (default 0.6, i.e. 60 %%)",
+    )
+    breakeven.add_argument(
+        "--months",
+        type=int,
+        metavar="N",
+        help="months to look for the break-even in (default: the scenario's horizon)",
     )
     breakeven.add_argument(
         "--output", type=Path, metavar="OUT.xlsx", help="also write the table as a workbook"

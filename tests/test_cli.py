@@ -185,6 +185,7 @@ def test_every_bundled_scenario_file_solves(
         (["solve", "missing.xlsx"], "missing.xlsx"),
         (["solve", str(EXAMPLE), "--jobs", "0"], "--jobs"),
         (["breakeven", str(EXAMPLE), "--utilization", "1.5"], "--utilization"),
+        (["breakeven", str(EXAMPLE), "--months", "0"], "--months"),
     ],
 )
 def test_bad_usage_exits_2_with_the_reason_on_stderr_only(
@@ -227,6 +228,11 @@ def test_breakeven_reproduces_the_guides_h100_figure(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "H100" in out
     assert "7,937" in out or "7937" in out
+    h100 = [line.split()[1:3] for line in out.splitlines() if line.startswith("H100")]
+    assert h100 == [["on-demand", "3.15"], ["reserved", "12"], ["reserved", "36"], ["spot", "1.26"]]
+    assert "not within 36 months" in out
+    assert main(["breakeven", str(EXAMPLE), "--months", "60"]) == 0
+    assert "not within 60 months" in capsys.readouterr().out
 
 
 def test_quiet_prints_nothing_at_all_in_a_fresh_process(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Runs last: every result, comparison and in-place workbook the suite wrote,
+"""Runs last: every result, comparison, in-place and break-even workbook the suite wrote,
 recalculated by LibreOffice in one call, shows its cached numbers and no errors.
 
 (pytest runs test modules in name order; the ``zz`` keeps this one last.)

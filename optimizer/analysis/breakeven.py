@@ -1,169 +1,322 @@
-"""Rent-versus-buy break-even per GPU type (``gpumix breakeven``).
+"""Rent-versus-buy break-even per GPU type and rental option (``gpumix breakeven``).
 
-The guide's rules of thumb, computed from a scenario's own prices and
-assumptions, before any plan is solved: how many rented hours a purchase
-price buys, how many months that is at 24/7 and at a given utilisation, what
-an owned GPU-hour costs over the depreciation period, rent per TFLOP-hour,
-and a year's electricity. ``docs/methodology.md`` states every formula.
+The guide's rule of thumb (price / hourly rent) beside the month buying pays
+off with everything the planner charges an owned GPU: energy, maintenance,
+its share of a server, rack space and what it fetches when sold. One row per
+GPU type and rental option (on-demand, each reserved offer with its term,
+spot). Every cost comes from ``optimizer.model.costs``, the model's own
+coefficients; ``docs/methodology.md`` §3 states every formula with a worked
+example.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 
-import xlsxwriter
-from xlsxwriter.worksheet import Worksheet
-
-from optimizer.domain import Assumptions, Gpu, Offer, OfferOption, Scenario
-from optimizer.reports.cell_text import cell_text, looks_like_formula
-from optimizer.reports.sheet_names import SheetNamer
+from optimizer.domain import Assumptions, Gpu, Offer, OfferOption, ResidualValue, Scenario
+from optimizer.model.costs import (
+    colocation_per_month,
+    energy_cost_per_hour,
+    maintenance_per_month,
+    node_resale_value,
+    resale_value,
+    residual_fraction,
+    server_running_per_month,
+)
 
 MONTHS_PER_YEAR = 12
-BREAKEVEN_SHEET = "Break-even"
+# The money label of every figure here; the one place to change it.
+CURRENCY = "USD"
+
+
+@dataclass(frozen=True)
+class OwnedGpu:
+    """One bought GPU with its share of a server, priced as the planner prices it.
+
+    Bought at the start of month 1; ``resale[m]`` is what it and its server
+    share fetch when sold at the start of month ``m + 1`` (after ``m`` months
+    of use), under the scenario's ``residual_value``.
+    """
+
+    price: float  # the cheapest buy offer
+    server_share: float  # node_price / max_per_node
+    energy_per_month: float  # GPU draw at the utilisation, idle hours at idle_power_fraction
+    maintenance_per_month: float  # maintenance_per_year / 12 × price
+    server_upkeep_per_month: float  # share of the server's maintenance, own draw and rack space
+    colocation_per_month: float  # rack space for the GPU's TDP
+    resale: tuple[float, ...]  # months 0..horizon
+
+    @property
+    def upfront(self) -> float:
+        return self.price + self.server_share
+
+    @property
+    def running_per_month(self) -> float:
+        return (
+            self.energy_per_month
+            + self.maintenance_per_month
+            + self.server_upkeep_per_month
+            + self.colocation_per_month
+        )
+
+    def paid(self, month: int) -> float:
+        """Cash paid by the end of ``month``: the purchase, then each month's running cost."""
+        return self.upfront + self.running_per_month * month
+
+    def net(self, month: int) -> float:
+        """Cash paid by the end of ``month`` less what selling it then fetches."""
+        return self.paid(month) - self.resale[month]
+
+
+def owned_gpu(
+    scenario: Scenario, gpu: Gpu, buy: Offer, utilization: float, months: int
+) -> OwnedGpu:
+    """``gpu`` bought from ``buy`` and worked at ``utilization``, over ``months`` months."""
+    a = scenario.assumptions
+    per_node = max(gpu.max_per_node, 1)
+    powered = utilization + (1.0 - utilization) * a.idle_power_fraction
+    return OwnedGpu(
+        price=buy.price,
+        server_share=gpu.node_price / per_node,
+        energy_per_month=energy_cost_per_hour(gpu, a) * a.hours_per_month * powered,
+        maintenance_per_month=maintenance_per_month(buy, a),
+        server_upkeep_per_month=server_running_per_month(gpu, a) / per_node,
+        colocation_per_month=colocation_per_month(gpu.tdp_w or 0.0, a),
+        resale=tuple(_resale(scenario, gpu, buy, m) for m in range(months + 1)),
+    )
+
+
+def _resale(scenario: Scenario, gpu: Gpu, buy: Offer, used: int) -> float:
+    """What one GPU and its server share fetch after ``used`` months (the planner's credit)."""
+    a = scenario.assumptions
+    share = gpu.node_price / max(gpu.max_per_node, 1)
+    rule = a.residual_rule
+    if rule is ResidualValue.MARKET:
+        month = used + 1  # sold at the start of the next month, as at the horizon (T + 1)
+        node = node_resale_value(scenario, gpu, month) / max(gpu.max_per_node, 1)
+        return resale_value(scenario, gpu.name, month) + node
+    if rule is ResidualValue.BOOK:
+        # A purchase of month 1 is ``used`` months old at the end of month ``used``.
+        return (buy.price + share) * residual_fraction(a, used, 1)
+    return 0.0
+
+
+@dataclass(frozen=True)
+class RentalOption:
+    """One way to rent a GPU type: the cheapest on-demand or spot offer, or a reserved offer."""
+
+    offer: Offer
+
+    @property
+    def label(self) -> str:
+        o = self.offer
+        if o.option is OfferOption.RESERVED:
+            return f"reserved {o.term_months} mo"
+        return "on-demand" if o.option is OfferOption.ON_DEMAND else "spot"
+
+    def hours_per_month(self, utilization: float, a: Assumptions) -> float:
+        """Hours paid a month for one GPU's work at ``utilization``.
+
+        On-demand: the hours used. Spot: those / ``spot_efficiency`` (an hour of
+        spot yields that share of an hour of work). Reserved: every hour of
+        every month of the term, used or not, as the planner charges it.
+        """
+        option = self.offer.option
+        if option is OfferOption.RESERVED:
+            return a.hours_per_month
+        used = a.hours_per_month * utilization
+        return used / a.spot_efficiency if option is OfferOption.SPOT else used
+
+
+def rental_options(scenario: Scenario, gpu: str) -> tuple[RentalOption, ...]:
+    """On-demand (cheapest), every reserved offer in sheet order, spot (cheapest)."""
+    found: list[RentalOption] = []
+    on_demand = _cheapest(scenario.offers_of(gpu, OfferOption.ON_DEMAND))
+    if on_demand is not None:
+        found.append(RentalOption(on_demand))
+    found += (RentalOption(o) for o in scenario.offers_of(gpu, OfferOption.RESERVED))
+    spot = _cheapest(scenario.offers_of(gpu, OfferOption.SPOT))
+    if spot is not None:
+        found.append(RentalOption(spot))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
 class BreakevenRow:
-    """One GPU type's rent-versus-buy figures (USD; None where an input is missing).
+    """One GPU type against one rental option (money in ``CURRENCY``; None where an
+    input is missing, math.inf where buying never pays off within ``horizon_months``).
 
-    ``rent_per_hour`` and ``buy_price`` are the cheapest on-demand and buy
-    offers. ``owned_cost_per_hour`` is over ``depreciation_months`` at full
-    use; ``yearly_power_cost`` and ``months_at_utilization`` are at
-    ``utilization``.
+    The guide's rule: ``breakeven_hours`` = buy / rent, in months at 24/7 and
+    at the hours this option pays a month at ``utilization``. Full cost:
+    ``full_cost_months`` is where cumulative owned cost net of resale meets
+    cumulative rent (between whole months the lines are straight),
+    ``paid_off_month`` the first whole month it is no higher (where the
+    chart's lines cross), ``later_months`` how much later than the rule.
     """
 
     gpu: str
+    option: str | None  # None: the type has no rental offer
     fp16_tflops: float
     utilization: float
     depreciation_months: float
+    horizon_months: int
     rent_per_hour: float | None
+    rent_hours_per_month: float | None
     buy_price: float | None
+    owned: OwnedGpu | None
     breakeven_hours: float | None
     months_24_7: float | None
     months_at_utilization: float | None
+    full_cost_months: float | None
+    full_cost_hours: float | None
+    paid_off_month: int | None  # None also where it never pays off
+    later_months: float | None
+    # The full-cost months with resale left out (what the extras alone do).
+    months_without_resale: float | None
     owned_cost_per_hour: float | None
     cost_per_tflop_hour: float | None
     yearly_power_cost: float | None
-    # Monthly cost of keeping one owned GPU at ``utilization`` (energy incl. idle, maintenance).
-    owned_running_per_month: float | None
-    # Months until buying pays off with those running costs counted (where the
-    # chart's two lines cross); math.inf when renting stays cheaper every month.
-    months_with_running: float | None = None
+
+    @property
+    def rent_per_month(self) -> float | None:
+        if self.rent_per_hour is None or self.rent_hours_per_month is None:
+            return None
+        return self.rent_per_hour * self.rent_hours_per_month
 
 
 def _cheapest(offers: Sequence[Offer]) -> Offer | None:
     return min(offers, key=lambda o: o.price) if offers else None
 
 
-def energy_per_hour(gpu: Gpu, a: Assumptions) -> float | None:
-    """USD one busy owned GPU burns per hour: kW × PUE × USD/kWh."""
-    if gpu.tdp_w is None:
-        return None
-    return gpu.tdp_w / 1000.0 * a.pue * a.electricity_per_kwh
-
-
-def owned_cost_per_hour(gpu: Gpu, price: float, a: Assumptions) -> float | None:
-    """USD per GPU-hour of an owned GPU worked every hour of ``depreciation_months``.
-
-    (price + energy + maintenance over the period) / hours in the period.
-    """
-    energy = energy_per_hour(gpu, a)
-    if energy is None:
-        return None
+def owned_cost_per_hour(scenario: Scenario, gpu: Gpu, buy: Offer) -> float:
+    """Per GPU-hour of an owned GPU worked every hour of ``depreciation_months``:
+    (price and server share + running costs over the period) / hours in the period."""
+    a = scenario.assumptions
+    owned = owned_gpu(scenario, gpu, buy, 1.0, 0)
     hours = a.depreciation_months * a.hours_per_month
-    maintenance = a.maintenance_per_year / MONTHS_PER_YEAR * price * a.depreciation_months
-    return (price + energy * hours + maintenance) / hours
-
-
-def owned_running_per_month(
-    gpu: Gpu, price: float, utilization: float, a: Assumptions
-) -> float | None:
-    """USD a month to keep one owned GPU: energy on busy and idle hours, and maintenance."""
-    energy = energy_per_hour(gpu, a)
-    if energy is None:
-        return None
-    powered_share = utilization + (1.0 - utilization) * a.idle_power_fraction
-    maintenance = a.maintenance_per_year / MONTHS_PER_YEAR * price
-    return energy * a.hours_per_month * powered_share + maintenance
+    return (owned.upfront + owned.running_per_month * a.depreciation_months) / hours
 
 
 def yearly_power_cost(gpu: Gpu, utilization: float, a: Assumptions) -> float | None:
-    """USD of electricity a year at ``utilization``: kW × 8,760 h × utilisation × USD/kWh × PUE."""
-    energy = energy_per_hour(gpu, a)
-    if energy is None:
+    """Electricity a year at ``utilization``: kW × 8,760 h × utilisation × price per kWh × PUE."""
+    if gpu.tdp_w is None:
         return None
-    return energy * MONTHS_PER_YEAR * a.hours_per_month * utilization
+    return energy_cost_per_hour(gpu, a) * MONTHS_PER_YEAR * a.hours_per_month * utilization
 
 
-def breakeven_row(scenario: Scenario, gpu: Gpu, utilization: float) -> BreakevenRow:
+def crossing(owned: OwnedGpu, rent_per_month: float, months: int) -> tuple[float, int] | None:
+    """(months, first whole month) where owned net of resale first costs no more than rent.
+
+    Month ``m`` compares ``owned.net(m)`` with ``rent_per_month × m`` for
+    m = 1..``months``; between whole months both lines are straight. None
+    when renting stays cheaper every month.
+    """
+
+    def gap(m: int) -> float:
+        return owned.net(m) - rent_per_month * m
+
+    before = gap(0)
+    for m in range(1, months + 1):
+        now = gap(m)
+        if now <= 0:
+            if before <= 0:
+                return float(m - 1), m
+            return m - 1 + before / (before - now), m
+        before = now
+    return None
+
+
+def breakeven_row(
+    scenario: Scenario,
+    gpu: Gpu,
+    option: RentalOption | None,
+    utilization: float,
+    months: int,
+) -> BreakevenRow:
     a = scenario.assumptions
-    rent = _cheapest(scenario.offers_of(gpu.name, OfferOption.ON_DEMAND))
     buy = _cheapest(scenario.offers_of(gpu.name, OfferOption.BUY))
-    rent_price = rent.price if rent is not None else None
-    buy_price = buy.price if buy is not None else None
-    hours = None
-    if rent_price is not None and buy_price is not None and rent_price > 0:
-        hours = buy_price / rent_price
-    owned = running = paid_off = None
-    if buy_price is not None:
-        owned = owned_cost_per_hour(gpu, buy_price, a)
-        running = owned_running_per_month(gpu, buy_price, utilization, a)
-    if rent_price is not None and buy_price is not None and running is not None:
-        # buy + running × m = rent a month × m: the month the cumulative lines cross.
-        saved = rent_price * a.hours_per_month * utilization - running
-        paid_off = buy_price / saved if saved > 0 else math.inf
+    rent = None if option is None else option.offer.price
+    paid_hours = None if option is None else option.hours_per_month(utilization, a)
+    owned = None if buy is None else owned_gpu(scenario, gpu, buy, utilization, months)
+    hours = at_use = full = full_hours = later = bare = None
+    first: int | None = None
+    if rent and buy is not None and owned is not None and paid_hours:
+        hours = buy.price / rent
+        at_use = hours / paid_hours
+        found = crossing(owned, rent * paid_hours, months)
+        if found is None:
+            full = math.inf
+        else:
+            full, first = found
+            full_hours = full * paid_hours
+            later = full - at_use
+        kept = crossing(replace(owned, resale=(0.0,) * (months + 1)), rent * paid_hours, months)
+        bare = math.inf if kept is None else kept[0]
     return BreakevenRow(
         gpu=gpu.name,
+        option=None if option is None else option.label,
         fp16_tflops=gpu.fp16_tflops,
         utilization=utilization,
         depreciation_months=a.depreciation_months,
-        rent_per_hour=rent_price,
-        buy_price=buy_price,
+        horizon_months=months,
+        rent_per_hour=rent,
+        rent_hours_per_month=paid_hours,
+        buy_price=None if buy is None else buy.price,
+        owned=owned,
         breakeven_hours=hours,
         months_24_7=None if hours is None else hours / a.hours_per_month,
-        months_at_utilization=None if hours is None else hours / (a.hours_per_month * utilization),
-        owned_cost_per_hour=owned,
-        cost_per_tflop_hour=None if rent_price is None else rent_price / gpu.fp16_tflops,
+        months_at_utilization=at_use,
+        full_cost_months=full,
+        full_cost_hours=full_hours,
+        paid_off_month=first,
+        later_months=later,
+        months_without_resale=bare,
+        owned_cost_per_hour=None if buy is None else owned_cost_per_hour(scenario, gpu, buy),
+        cost_per_tflop_hour=None if rent is None else rent / gpu.fp16_tflops,
         yearly_power_cost=yearly_power_cost(gpu, utilization, a),
-        owned_running_per_month=running,
-        months_with_running=paid_off,
     )
 
 
-def breakeven_rows(scenario: Scenario, utilization: float) -> tuple[BreakevenRow, ...]:
-    """One row per GPU type with an on-demand or a buy offer, in sheet order.
+def breakeven_rows(
+    scenario: Scenario, utilization: float, months: int | None = None
+) -> tuple[BreakevenRow, ...]:
+    """One row per GPU type and rental option, in sheet order; a type that can only
+    be bought has one row without an option, a type with neither none.
 
-    ``utilization`` is a fraction (0.6 is 60 %); the command line checks it
-    lies in (0, 1].
+    ``utilization`` is a fraction (0.6 is 60 %; the command line checks it
+    lies in (0, 1]); ``months`` the horizon searched (the scenario's by default).
     """
-    return tuple(
-        breakeven_row(scenario, gpu, utilization)
-        for gpu in scenario.gpus
-        if scenario.offers_of(gpu.name, OfferOption.ON_DEMAND)
-        or scenario.offers_of(gpu.name, OfferOption.BUY)
-    )
+    horizon = scenario.horizon_months if months is None else months
+    rows: list[BreakevenRow] = []
+    for gpu in scenario.gpus:
+        options = rental_options(scenario, gpu.name)
+        if options:
+            rows += (breakeven_row(scenario, gpu, o, utilization, horizon) for o in options)
+        elif scenario.offers_of(gpu.name, OfferOption.BUY):
+            rows.append(breakeven_row(scenario, gpu, None, utilization, horizon))
+    return tuple(rows)
 
 
-def cumulative_costs(row: BreakevenRow, scenario: Scenario) -> list[tuple[int, float, float]]:
-    """(month, rent so far, buy so far) for one GPU at the row's utilisation, months 1..T.
+def cumulative_costs(row: BreakevenRow) -> list[tuple[int, float, float]]:
+    """(month, rent so far, owned so far net of resale) for one GPU, months 1..horizon.
 
-    Rent: cheapest on-demand price × hours used. Buy: the purchase at the
-    start of month 1, plus each month's energy and maintenance. Cash view:
-    no residual value, no discounting. Empty when either offer is missing.
+    The lines of the row's chart; empty when the row has no rent or no buy offer.
     """
-    if row.rent_per_hour is None or row.buy_price is None or row.owned_running_per_month is None:
+    rent_month = row.rent_per_month
+    if rent_month is None or row.owned is None:
         return []
-    rent_month = row.rent_per_hour * scenario.assumptions.hours_per_month * row.utilization
-    return [
-        (m, rent_month * m, row.buy_price + row.owned_running_per_month * m)
-        for m in scenario.months
-    ]
+    owned = row.owned
+    return [(m, rent_month * m, owned.net(m)) for m in range(1, row.horizon_months + 1)]
 
 
 # ---------------------------------------------------------------- terminal
+
+
+def money_unit(per: str = "") -> str:
+    """The money label of a column: ``USD`` or ``USD/h``."""
+    return f"{CURRENCY}/{per}" if per else CURRENCY
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -172,33 +325,51 @@ def _fmt(value: float | None, spec: str) -> str:
     return "never" if math.isinf(value) else format(value, spec)
 
 
-def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
+def extras_note(scenario: Scenario, horizon: int) -> str:
+    """What the full-cost columns count, in one line."""
+    a = scenario.assumptions
+    return (
+        "full cost = price, server share, energy, maintenance, colocation, "
+        f"less resale ({a.residual_rule.value}); never = not within {horizon} months; "
+        "reserved is paid every hour of its term"
+    )
+
+
+def format_breakeven_table(rows: Sequence[BreakevenRow], scenario: Scenario | None = None) -> str:
     """The rows as a fixed-width table for the terminal, units in the headers."""
     if not rows:
-        return "No GPU type has an on-demand or a buy offer: nothing to compare."
+        return "No GPU type has a rental or a buy offer: nothing to compare."
     pct = f"{rows[0].utilization:.0%}"
     months = f"{rows[0].depreciation_months:g}"
     header = (
         "GPU",
-        "rent (USD/h)",
-        "buy (USD)",
-        "break-even (GPU-h)",
-        "months at 24/7",
-        f"months at {pct}",
-        f"with running costs at {pct} (months)",
-        f"owned over {months} mo (USD/GPU-h)",
-        "rent (USD/TFLOP-h)",
-        f"power at {pct} (USD/yr)",
+        "option",
+        f"rent ({money_unit('h')})",
+        f"buy ({money_unit()})",
+        "rule: break-even (GPU-h)",
+        "rule: months at 24/7",
+        f"rule: months at {pct}",
+        f"full cost: months at {pct}",
+        "full cost: paid (GPU-h)",
+        "later than rule (months)",
+        f"no resale: months at {pct}",
+        f"owned over {months} mo ({money_unit('GPU-h')})",
+        f"rent ({money_unit('TFLOP-h')})",
+        f"power at {pct} ({money_unit('yr')})",
     )
     body = [
         (
             r.gpu,
+            r.option or "—",
             _fmt(r.rent_per_hour, ",.2f"),
             _fmt(r.buy_price, ",.0f"),
             _fmt(r.breakeven_hours, ",.0f"),
             _fmt(r.months_24_7, ",.1f"),
             _fmt(r.months_at_utilization, ",.1f"),
-            _fmt(r.months_with_running, ",.1f"),
+            _fmt(r.full_cost_months, ",.1f"),
+            _fmt(r.full_cost_hours, ",.0f"),
+            _fmt(r.later_months, "+,.1f"),
+            _fmt(r.months_without_resale, ",.1f"),
             _fmt(r.owned_cost_per_hour, ",.2f"),
             _fmt(r.cost_per_tflop_hour, ".4f"),
             _fmt(r.yearly_power_cost, ",.0f"),
@@ -208,147 +379,11 @@ def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
     widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join((first, *rest)).rstrip()
+        first = (c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True))
+        rest = (c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True))
+        return "  ".join((*first, *rest)).rstrip()
 
-    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(b) for b in body)])
-
-
-# ---------------------------------------------------------------- workbook
-
-_USD = "#,##0.00"
-_USD_WHOLE = "#,##0"
-_HOURS = "#,##0"
-_MONTHS = "0.0"
-_PER_TFLOP = "0.0000"
-
-
-def _print_setup(ws: Worksheet) -> None:
-    # Finance prints these: landscape, every column on one page width.
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
-
-
-def write_breakeven_workbook(path: Path, rows: Sequence[BreakevenRow], scenario: Scenario) -> None:
-    """A ``Break-even`` table, and per GPU type with both offers a sheet of
-    cumulative rent and buy cost by month with a line chart. Every number is a
-    value (no formulas); every user text is a string cell.
-    """
-    workbook = xlsxwriter.Workbook(str(path))
-    try:
-        _write(workbook, rows, scenario)
-    finally:
-        workbook.close()
-
-
-def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario: Scenario) -> None:
-    bold = workbook.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
-    text = workbook.add_format({})
-    label = workbook.add_format({"bold": True})
-    quoted = workbook.add_format({"quote_prefix": True})
-    formats = {
-        spec: workbook.add_format({"num_format": spec})
-        for spec in (_USD, _USD_WHOLE, _HOURS, _MONTHS, _PER_TFLOP)
-    }
-    a = scenario.assumptions
-    pct = f"{rows[0].utilization:.0%}" if rows else ""
-
-    def user_text(ws: Worksheet, r: int, c: int, value: str) -> None:
-        safe = cell_text(value)
-        ws.write_string(r, c, safe, quoted if looks_like_formula(safe) else text)
-
-    def number(ws: Worksheet, r: int, c: int, value: float | None, spec: str) -> None:
-        if value is None:
-            ws.write_blank(r, c, None)
-        elif math.isinf(value):
-            ws.write_string(r, c, "never", text)
-        else:
-            ws.write_number(r, c, value, formats[spec])
-
-    namer = SheetNamer()
-    table = workbook.add_worksheet(namer.name(BREAKEVEN_SHEET))
-    number_columns = (
-        ("rent, cheapest on-demand (USD per GPU-hour)", _USD),
-        ("buy, cheapest offer (USD per GPU)", _USD_WHOLE),
-        ("break-even (rented GPU-hours)", _HOURS),
-        ("months to break even at 24/7", _MONTHS),
-        (f"months to break even at {pct} use", _MONTHS),
-        (f"months until buying pays off at {pct} use, energy and maintenance counted", _MONTHS),
-        (f"owned cost over {a.depreciation_months:g} months at full use (USD per GPU-hour)", _USD),
-        ("rent per FP16 TFLOP (USD per TFLOP-hour)", _PER_TFLOP),
-        (f"electricity at {pct} use (USD per year)", _USD_WHOLE),
-    )
-    table.write_string(0, 0, "GPU", bold)
-    table.set_column(0, 0, 16)
-    for c, (title, _) in enumerate(number_columns, start=1):
-        table.write_string(0, c, title, bold)
-        table.set_column(c, c, 14)
-    table.set_row(0, 64)
-    table.freeze_panes(1, 1)
-    _print_setup(table)
-    for r, row in enumerate(rows, start=1):
-        user_text(table, r, 0, row.gpu)
-        values = (
-            row.rent_per_hour,
-            row.buy_price,
-            row.breakeven_hours,
-            row.months_24_7,
-            row.months_at_utilization,
-            row.months_with_running,
-            row.owned_cost_per_hour,
-            row.cost_per_tflop_hour,
-            row.yearly_power_cost,
-        )
-        for c, (value, (_, spec)) in enumerate(zip(values, number_columns, strict=True), start=1):
-            number(table, r, c, value, spec)
-    note_row = len(rows) + 2
-    table.write_string(note_row, 0, "scenario", label)
-    user_text(table, note_row, 1, scenario.name)
-    notes = (
-        "Break-even hours = buy price / rent per hour (running costs left out: the guide's rule).",
-        "Pays off with running costs = buy price / (rent a month at that use − energy and "
-        "maintenance a month): where the lines of each GPU's chart cross; never when renting "
-        "stays cheaper.",
-        f"Months = break-even hours / {a.hours_per_month:g} hours a month (and / {pct} at that use).",
-        f"Owned cost = (price + energy at {a.electricity_per_kwh:g} USD/kWh × PUE {a.pue:g}"
-        f" + maintenance {a.maintenance_per_year:.0%} of the price a year)",
-        f"    / ({a.depreciation_months:g} months × {a.hours_per_month:g} hours), every hour worked.",
-        "docs/methodology.md states every formula.",
-    )
-    for offset, note in enumerate(notes, start=1):
-        table.write_string(note_row + offset, 0, note)
-
-    for row in rows:
-        series = cumulative_costs(row, scenario)
-        if not series:
-            continue
-        ws = workbook.add_worksheet(namer.name(f"{row.gpu} rent vs buy"))
-        ws.write_string(0, 0, "month", bold)
-        ws.write_string(0, 1, f"rent, cumulative at {pct} use (USD)", bold)
-        ws.write_string(0, 2, "buy, cumulative: price + energy + maintenance (USD)", bold)
-        ws.set_row(0, 48)
-        _print_setup(ws)
-        ws.set_column(0, 0, 8)
-        ws.set_column(1, 2, 18)
-        for r, (month, rent, buy) in enumerate(series, start=1):
-            ws.write_number(r, 0, month)
-            ws.write_number(r, 1, rent, formats[_USD_WHOLE])
-            ws.write_number(r, 2, buy, formats[_USD_WHOLE])
-        last = len(series)
-        chart = workbook.add_chart({"type": "line"})
-        for col in (1, 2):
-            chart.add_series(
-                {
-                    "name": [ws.name, 0, col],
-                    "categories": [ws.name, 1, 0, last, 0],
-                    "values": [ws.name, 1, col, last, col],
-                }
-            )
-        chart.set_title({"name": f"Cumulative cost of one GPU, rent vs buy, at {pct} use"})
-        chart.set_x_axis({"name": "month"})
-        chart.set_y_axis({"name": "USD", "num_format": _USD_WHOLE})
-        chart.set_legend({"position": "bottom"})
-        ws.insert_chart(1, 4, chart, {"x_scale": 1.5, "y_scale": 1.5})
-        ws.write_string(0, 4, "GPU type:", label)
-        user_text(ws, 0, 5, row.gpu)
+    lines = [line(header), line(["-" * w for w in widths]), *(line(b) for b in body)]
+    if scenario is not None:
+        lines.append(extras_note(scenario, rows[0].horizon_months))
+    return "\n".join(lines)
