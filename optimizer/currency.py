@@ -1,0 +1,34 @@
+"""How a money figure is labelled: the workbook's currency (model v2 §E), never converted.
+
+One format everywhere, text and Excel alike. USD keeps the dollar sign
+exactly as before the currency existed (``$1,234.50``), so USD outputs do not
+change. Any other currency is its label, a space, then the number with comma
+thousands and a point for decimals: ``EUR 1,234.50``, ``€ 1,234.50``. In a
+workbook the label is a quoted literal of the cell's number format, so a cell
+stays a number (sums and LibreOffice's recalculation still work). Headers
+that name the unit say the label itself: ``Total cost (EUR)``.
+"""
+
+from __future__ import annotations
+
+USD = "USD"
+CURRENCY_MAX_CHARS = 8
+# A label that begins like a formula would be read as one by XlsxWriter in a
+# chart title or axis name, so the input refuses it (see inputs.cells).
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def money_text(value: float, currency: str, decimals: int = 2) -> str:
+    """``$1,234.50`` for USD, else ``EUR 1,234.50``; a negative keeps its sign after the label."""
+    number = f"{value:,.{decimals}f}"
+    return f"${number}" if currency == USD else f"{currency} {number}"
+
+
+def money_format(currency: str, decimals: int = 2) -> str:
+    """The Excel number format of a money cell: ``$#,##0.00`` or ``"EUR "#,##0.00``."""
+    digits = "#,##0" + ("." + "0" * decimals if decimals else "")
+    if currency == USD:
+        return f"${digits}"
+    # A double quote inside an Excel literal closes it: write it as an escaped character.
+    literal = currency.replace('"', '"\\""')
+    return f'"{literal} "{digits}'
