@@ -11,6 +11,9 @@ that name the unit say the label itself: ``Total cost (EUR)``.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 USD = "USD"
 CURRENCY_MAX_CHARS = 8
 # A label that begins like a formula would be read as one by XlsxWriter in a
@@ -32,3 +35,20 @@ def money_format(currency: str, decimals: int = 2) -> str:
     # A double quote inside an Excel literal closes it: write it as an escaped character.
     literal = currency.replace('"', '"\\""')
     return f'"{literal} "{digits}'
+
+
+def unit_in(unit: str, currency: str) -> str:
+    """A declared unit (``USD per kWh``, from the input schema) in ``currency``: ``EUR per kWh``."""
+    return re.sub(r"\bUSD\b", lambda _: currency, unit)  # a function: the label is literal text
+
+
+def one_currency(currencies: Iterable[str]) -> str:
+    """The one currency of a set of results (USD when there are none).
+
+    A workbook has one currency, so a run's plans share it; two would mean a
+    bug upstream, and a sheet labelled with one of them would be wrong.
+    """
+    found = sorted(set(currencies))
+    if len(found) > 1:
+        raise ValueError(f"money in more than one currency: {', '.join(found)}")
+    return found[0] if found else USD

@@ -172,23 +172,23 @@ def _fmt(value: float | None, spec: str) -> str:
     return "never" if math.isinf(value) else format(value, spec)
 
 
-def format_breakeven_table(rows: Sequence[BreakevenRow]) -> str:
-    """The rows as a fixed-width table for the terminal, units in the headers."""
+def format_breakeven_table(rows: Sequence[BreakevenRow], currency: str) -> str:
+    """The rows as a fixed-width table for the terminal, units (money in ``currency``) in the headers."""
     if not rows:
         return "No GPU type has an on-demand or a buy offer: nothing to compare."
     pct = f"{rows[0].utilization:.0%}"
     months = f"{rows[0].depreciation_months:g}"
     header = (
         "GPU",
-        "rent (USD/h)",
-        "buy (USD)",
+        f"rent ({currency}/h)",
+        f"buy ({currency})",
         "break-even (GPU-h)",
         "months at 24/7",
         f"months at {pct}",
         f"with running costs at {pct} (months)",
-        f"owned over {months} mo (USD/GPU-h)",
-        "rent (USD/TFLOP-h)",
-        f"power at {pct} (USD/yr)",
+        f"owned over {months} mo ({currency}/GPU-h)",
+        f"rent ({currency}/TFLOP-h)",
+        f"power at {pct} ({currency}/yr)",
     )
     body = [
         (
@@ -243,6 +243,7 @@ def write_breakeven_workbook(path: Path, rows: Sequence[BreakevenRow], scenario:
 
 
 def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario: Scenario) -> None:
+    currency = scenario.assumptions.currency
     bold = workbook.add_format({"bold": True, "text_wrap": True, "valign": "top", "bottom": 1})
     text = workbook.add_format({})
     label = workbook.add_format({"bold": True})
@@ -269,15 +270,18 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
     namer = SheetNamer()
     table = workbook.add_worksheet(namer.name(BREAKEVEN_SHEET))
     number_columns = (
-        ("rent, cheapest on-demand (USD per GPU-hour)", _USD),
-        ("buy, cheapest offer (USD per GPU)", _USD_WHOLE),
+        (f"rent, cheapest on-demand ({currency} per GPU-hour)", _USD),
+        (f"buy, cheapest offer ({currency} per GPU)", _USD_WHOLE),
         ("break-even (rented GPU-hours)", _HOURS),
         ("months to break even at 24/7", _MONTHS),
         (f"months to break even at {pct} use", _MONTHS),
         (f"months until buying pays off at {pct} use, energy and maintenance counted", _MONTHS),
-        (f"owned cost over {a.depreciation_months:g} months at full use (USD per GPU-hour)", _USD),
-        ("rent per FP16 TFLOP (USD per TFLOP-hour)", _PER_TFLOP),
-        (f"electricity at {pct} use (USD per year)", _USD_WHOLE),
+        (
+            f"owned cost over {a.depreciation_months:g} months at full use ({currency} per GPU-hour)",
+            _USD,
+        ),
+        (f"rent per FP16 TFLOP ({currency} per TFLOP-hour)", _PER_TFLOP),
+        (f"electricity at {pct} use ({currency} per year)", _USD_WHOLE),
     )
     table.write_string(0, 0, "GPU", bold)
     table.set_column(0, 0, 16)
@@ -311,7 +315,7 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
         "maintenance a month): where the lines of each GPU's chart cross; never when renting "
         "stays cheaper.",
         f"Months = break-even hours / {a.hours_per_month:g} hours a month (and / {pct} at that use).",
-        f"Owned cost = (price + energy at {a.electricity_per_kwh:g} USD/kWh × PUE {a.pue:g}"
+        f"Owned cost = (price + energy at {a.electricity_per_kwh:g} {currency}/kWh × PUE {a.pue:g}"
         f" + maintenance {a.maintenance_per_year:.0%} of the price a year)",
         f"    / ({a.depreciation_months:g} months × {a.hours_per_month:g} hours), every hour worked.",
         "docs/methodology.md states every formula.",
@@ -325,8 +329,8 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
             continue
         ws = workbook.add_worksheet(namer.name(f"{row.gpu} rent vs buy"))
         ws.write_string(0, 0, "month", bold)
-        ws.write_string(0, 1, f"rent, cumulative at {pct} use (USD)", bold)
-        ws.write_string(0, 2, "buy, cumulative: price + energy + maintenance (USD)", bold)
+        ws.write_string(0, 1, f"rent, cumulative at {pct} use ({currency})", bold)
+        ws.write_string(0, 2, f"buy, cumulative: price + energy + maintenance ({currency})", bold)
         ws.set_row(0, 48)
         _print_setup(ws)
         ws.set_column(0, 0, 8)
@@ -347,7 +351,7 @@ def _write(workbook: xlsxwriter.Workbook, rows: Sequence[BreakevenRow], scenario
             )
         chart.set_title({"name": f"Cumulative cost of one GPU, rent vs buy, at {pct} use"})
         chart.set_x_axis({"name": "month"})
-        chart.set_y_axis({"name": "USD", "num_format": _USD_WHOLE})
+        chart.set_y_axis({"name": currency, "num_format": _USD_WHOLE})
         chart.set_legend({"position": "bottom"})
         ws.insert_chart(1, 4, chart, {"x_scale": 1.5, "y_scale": 1.5})
         ws.write_string(0, 4, "GPU type:", label)

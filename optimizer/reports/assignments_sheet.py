@@ -12,29 +12,35 @@ from optimizer.reports.result_shared import _no_plan_note, place_label
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, column_letter, finite_or_none
 from optimizer.results import Plan
 
-HEADERS = (
-    "Workload",
-    "GPU",
-    "Place",
-    "Offer",
-    "Month",
-    "Copy width (GPUs one copy needs)",
-    "Width (GPUs held at once)",
-    "Replicas (serving)",
-    "Serving load (% of capacity)",
-    "Paid GPU-hours",
-    "of which spot (paid GPU-hours)",
-    "Cost share (USD)",
-    "Tokens that month",
-    "Cost per million tokens (USD)",
-)
+
+def assignment_headers(currency: str) -> tuple[str, ...]:
+    """The column headers; the money ones name ``currency``."""
+    return (
+        "Workload",
+        "GPU",
+        "Place",
+        "Offer",
+        "Month",
+        "Copy width (GPUs one copy needs)",
+        "Width (GPUs held at once)",
+        "Replicas (serving)",
+        "Serving load (% of capacity)",
+        "Paid GPU-hours",
+        "of which spot (paid GPU-hours)",
+        f"Cost share ({currency})",
+        "Tokens that month",
+        f"Cost per million tokens ({currency})",
+    )
+
+
 # Text before numbers: a number right-aligned next to text left-aligned reads as one word.
 HOURS_COL, SPOT_COL, COST_COL, TOKENS_COL, UNIT_COST_COL = 9, 10, 11, 12, 13
 
 
 def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
+    currency = plan.currency
     sheet = SheetModel(name, freeze=(1, 1))
-    sheet.header(0, 0, HEADERS)
+    sheet.header(0, 0, assignment_headers(currency))
     # Narrow number columns under wrapped headers: the sheet prints one page wide.
     for col, width in (
         (2, 11),
@@ -97,14 +103,20 @@ def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         # cash out - residual credit; what is left is idle owned or reserved GPUs.
         assigned = sum(a.cost for a in plan.assignments)
         credit = plan.residual_credit or 0.0
-        sheet.text(tr + 1, 0, "Cash out of the plan (USD, the Cash flow total)", Style.TEXT)
+        sheet.text(tr + 1, 0, f"Cash out of the plan ({currency}, the Cash flow total)", Style.TEXT)
         sheet.number(tr + 1, COST_COL, plan.cash_out, Style.MONEY)
         sheet.text(
-            tr + 2, 0, "Residual credit (USD, book value credited at the horizon)", Style.TEXT
+            tr + 2,
+            0,
+            f"Residual credit ({currency}, book value credited at the horizon)",
+            Style.TEXT,
         )
         sheet.number(tr + 2, COST_COL, credit, Style.MONEY)
         sheet.text(
-            tr + 3, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL
+            tr + 3,
+            0,
+            f"Not assigned to any workload ({currency}, idle capacity)",
+            Style.TOTAL_LABEL,
         )
         sheet.formula(
             tr + 3,

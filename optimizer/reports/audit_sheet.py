@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
+from optimizer.currency import unit_in
 from optimizer.domain import Kind, Offer, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.page_fit import fit_one_page_when_legible
@@ -91,13 +92,14 @@ def _put(sheet: SheetModel, row: int, col: int, value: object, style: Style) -> 
         sheet.text(row, col, value, Style.TEXT)
 
 
-def _price_unit(offer: Offer) -> str:
-    return "USD per GPU" if offer.option is OfferOption.BUY else "USD per GPU-hour"
+def _price_unit(offer: Offer, currency: str) -> str:
+    return f"{currency} per GPU" if offer.option is OfferOption.BUY else f"{currency} per GPU-hour"
 
 
 def audit_sheet(run: RunResult) -> SheetModel:
     # Printed last, on one page while legible: the run, the files, the solves and the
     # scenarios' settings; the long tables of inputs as the solver saw them are folded.
+    currency = run.currency
     sheet = SheetModel(AUDIT, freeze=(0, 1))
     blocks = _Blocks(sheet)
     # Text wraps inside set widths, so the printed blocks fit one page across.
@@ -171,7 +173,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
         for f in fields(a):
             key = ASSUMPTION_KEYS.get(f.name)
             value = getattr(a, f.name)
-            unit = key.unit if key else ""
+            unit = unit_in(key.unit, a.currency) if key else ""
             source = p.scenario.assumption_sources.get(f.name) or (
                 f"default: {key.source}" if key else "default"
             )
@@ -192,9 +194,9 @@ def audit_sheet(run: RunResult) -> SheetModel:
         [
             "Scenario",
             "Horizon (months)",
-            "Budget total (USD)",
-            "Budget capex (USD)",
-            "Budget monthly (USD)",
+            f"Budget total ({currency})",
+            f"Budget capex ({currency})",
+            f"Budget monthly ({currency})",
             "Power cap (kW)",
             "Allow buy",
             "Allow rent",
@@ -256,7 +258,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
             "Offer",
             "GPU",
             "Option",
-            "Price (USD)",
+            f"Price ({currency})",
             "Price unit",
             "Term (months)",
             "Max units",
@@ -272,7 +274,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
                 (o.gpu, T),
                 (o.option.value, T),
                 (o.price, M),
-                (_price_unit(o), T),
+                (_price_unit(o, currency), T),
                 (o.term_months, INT),
                 (o.max_units, INT),
                 (o.available_from, INT),

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import pulp
 
+from optimizer.currency import money_text
 from optimizer.domain import Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.model.built import BuiltModel
@@ -103,7 +104,12 @@ def _plan_from_solution(
     money = money_of(s, d)
     diagnostics: list[str] = []
     # HiGHS's gap is (plan - bound) / plan: no plan can cost less than the bound.
-    floor = f"; no plan can cost less than ${run.bound:,.2f}" if run.bound is not None else ""
+    currency = s.assumptions.currency
+    floor = (
+        f"; no plan can cost less than {money_text(run.bound, currency)}"
+        if run.bound is not None
+        else ""
+    )
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
         diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
@@ -118,7 +124,9 @@ def _plan_from_solution(
         )
     assignments, idle = _assignments(s, d, money, built.estimates)
     if idle > 0.005:
-        diagnostics.append(f"${idle:,.2f} of idle capacity is not allocated to any workload")
+        diagnostics.append(
+            f"{money_text(idle, currency)} of idle capacity is not allocated to any workload"
+        )
     return Plan(
         scenario=s,
         status=run.status,

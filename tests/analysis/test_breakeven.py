@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -165,7 +166,7 @@ def test_cumulative_rent_and_buy_by_month() -> None:
 
 
 def test_terminal_table_has_units_and_the_guide_figures() -> None:
-    text = format_breakeven_table(breakeven_rows(_guide_scenario(), 0.6))
+    text = format_breakeven_table(breakeven_rows(_guide_scenario(), 0.6), "USD")
     header = text.splitlines()[0]
     for unit in (
         "rent (USD/h)",
@@ -234,4 +235,23 @@ def test_buying_never_pays_off_when_running_costs_exceed_the_rent() -> None:
     h100 = _row(breakeven_rows(s, 0.6), "H100")
     assert h100.months_with_running == math.inf
     assert h100.months_at_utilization == pytest.approx(18.12, abs=0.01)  # the guide's rule
-    assert "never" in format_breakeven_table([h100])
+    assert "never" in format_breakeven_table([h100], "USD")
+
+
+def test_table_and_workbook_label_money_in_the_workbooks_currency(tmp_path: Path) -> None:
+    s = _guide_scenario(assumptions=replace(GUIDE_ASSUMPTIONS, currency="EUR"))
+    rows = breakeven_rows(s, 0.6)
+    eur, usd = format_breakeven_table(rows, "EUR"), format_breakeven_table(rows, "USD")
+    assert eur == usd.replace("USD", "EUR")  # the same figures: nothing converted
+    assert "rent (EUR/h)" in eur.splitlines()[0]
+    path = tmp_path / "breakeven.xlsx"
+    write_breakeven_workbook(path, rows, s)
+    texts = [
+        c.value
+        for sheet in openpyxl.load_workbook(path)
+        for row in sheet.iter_rows()
+        for c in row
+        if isinstance(c.value, str)
+    ]
+    assert "rent, cheapest on-demand (EUR per GPU-hour)" in texts
+    assert not any("USD" in t or "$" in t for t in texts)
