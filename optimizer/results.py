@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from optimizer.currency import one_currency
+from optimizer.currency import USD, one_currency
 from optimizer.domain import CostCategory, OfferOption, Scenario
 
 
@@ -244,6 +244,7 @@ class SolverSettings:
     gap: float = 0.0
     threads: int | None = None
     progress: bool = False  # print elapsed time, best plan and gap while solving
+    currency: str = USD  # the best plan's label in progress lines: the scenario's currency
 
 
 @dataclass(frozen=True)
