@@ -123,7 +123,9 @@ class Series:
 @dataclass(frozen=True)
 class Chart:
     kind: str  # "stacked_column" or "line"
-    title: str  # fixed text only: never user text (XlsxWriter reads "=..." as a reference)
+    # Fixed text and the currency label only, never other user text: XlsxWriter reads
+    # "=..." as a reference (the label may not start with "=": inputs.cells).
+    title: str
     y_axis: str
     y_format: str
     categories: tuple[int, int, int, int]

@@ -160,3 +160,18 @@ def test_a_usd_money_default_left_blank_in_another_currency_is_said(
         # The Scenarios sheet's eu row sets electricity_per_kwh itself.
         expected = warned and scenario.name == "us"
         assert (line in scenario_warnings(scenario)) is expected, scenario.name
+
+
+def test_in_place_result_sheets_carry_the_currency(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_sheets(tmp_path / "input.xlsx", _sheets("EUR"))
+    assert main(["solve", str(path), "--in-place", "--quiet"]) == 0
+    book = openpyxl.load_workbook(path)
+    summary = book["Summary"]
+    formats = {
+        c.number_format for row in summary.iter_rows() for c in row if isinstance(c.value, float)
+    }
+    assert money_format("EUR") in formats and "$#,##0.00" not in formats
+    audit = [c.value for row in book["Audit"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert "EUR per kWh" in audit and "USD per kWh" not in audit  # electricity_per_kwh's unit
