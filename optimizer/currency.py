@@ -28,13 +28,17 @@ def money_text(value: float, currency: str, decimals: int = 2) -> str:
 
 
 def money_format(currency: str, decimals: int = 2) -> str:
-    """The Excel number format of a money cell: ``$#,##0.00`` or ``"EUR "#,##0.00``."""
+    """The Excel number format of a money cell: ``$#,##0.00``, or ``"EUR "#,##0.00;"EUR "-#,##0.00``.
+
+    The second section puts a negative's sign after the label, as :func:`money_text`
+    does (``EUR -5.00``, not Excel's default ``-EUR 5.00``).
+    """
     digits = "#,##0" + ("." + "0" * decimals if decimals else "")
     if currency == USD:
         return f"${digits}"
     # A double quote inside an Excel literal closes it: write it as an escaped character.
     literal = currency.replace('"', '"\\""')
-    return f'"{literal} "{digits}'
+    return f'"{literal} "{digits};"{literal} "-{digits}'
 
 
 def unit_in(unit: str, currency: str) -> str:

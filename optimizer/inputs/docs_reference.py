@@ -185,7 +185,8 @@ def _assumptions_section() -> list[str]:
         "the workbook's currency. Results show USD as before (`$1,234.50`, Excel format "
         "`$#,##0.00`); any other currency is its label, a space, then the number with comma "
         "thousands and a point for decimals (`EUR 1,234.50`, `€ 1,234.50`), in Excel a "
-        'number format with the label quoted (`"EUR "#,##0.00`), so cells stay numbers. '
+        'number format with the label quoted (`"EUR "#,##0.00;"EUR "-#,##0.00`), so cells '
+        "stay numbers. "
         "Headers name the label: `Total cost (EUR)`. It is set in this sheet only (a "
         "Scenarios column or a scenario file key is an error), and `gpumix compare` refuses "
         "inputs in different currencies. A label that starts with `=`, `+`, `-` or `@` is "

@@ -49,8 +49,8 @@ def test_money_text_keeps_the_dollar_and_labels_any_other_currency() -> None:
     assert money_text(1234.5, "EUR") == "EUR 1,234.50"
     assert money_text(1234567.891, "€", 0) == "€ 1,234,568"
     assert money_format("USD") == "$#,##0.00"
-    assert money_format("EUR", 0) == '"EUR "#,##0'
-    assert money_format('R"s') == '"R"\\""s "#,##0.00'  # a quote inside the literal, escaped
+    assert money_format("EUR", 0) == '"EUR "#,##0;"EUR "-#,##0'  # EUR -5, as in text
+    assert money_format('R"s') == '"R"\\""s "#,##0.00;"R"\\""s "-#,##0.00'  # quote escaped
     assert unit_in("USD per kWh", "CHF") == "CHF per kWh"
     assert unit_in("USD per GPU", "\\1") == "\\1 per GPU"  # the label is literal text
 
@@ -79,8 +79,11 @@ def test_a_eur_workbook_plans_the_usd_numbers_labelled_eur(
                     assert "USD" not in e.value and "$" not in e.value, where
                     continue
                 assert e.value == u.value, where  # the same number: nothing converted
-                assert e.number_format == u.number_format.replace("$", '"EUR "'), where
-                money_cells += u.number_format == "$#,##0.00"
+                is_money = u.number_format == "$#,##0.00"
+                assert e.number_format == (money_format("EUR") if is_money else u.number_format), (
+                    where
+                )
+                money_cells += is_money
     assert money_cells > 20  # the check above looked at money, not only counts and months
 
     for doc in (usd_json, eur_json):

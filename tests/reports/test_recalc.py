@@ -19,6 +19,7 @@ import pytest
 import xlsxwriter
 
 from optimizer.check.baselines import solve_baselines
+from optimizer.currency import money_format
 from optimizer.domain import CostCategory, Scenario
 from optimizer.reports.compare import write_comparison
 from optimizer.reports.in_place import write_in_place
@@ -320,7 +321,7 @@ def test_money_cells_keep_the_currency_label_after_recalculation(
         c.coordinate
         for row in before.iter_rows()
         for c in row
-        if c.number_format == '"R"\\""€ "#,##0.00' and isinstance(c.value, int | float | str)
+        if c.number_format == money_format('R"€') and isinstance(c.value, int | float | str)
     ]
     assert len(money) > 10
     for coordinate in money:
