@@ -21,7 +21,9 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
+from optimizer.cli_compare import check_one_currency, check_unique_names
 from optimizer.cli_parser import _build_parser
+from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
 from optimizer.inputs.price_warnings import scenario_warnings
@@ -154,7 +156,11 @@ def _scenario_job(
     if warnings:
         plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
     seconds = plan.solver.seconds if plan.solver else 0.0
-    money = f", total ${plan.total_cost:,.2f}" if plan.total_cost is not None else ""
+    money = (
+        f", total {money_text(plan.total_cost, plan.currency)}"
+        if plan.total_cost is not None
+        else ""
+    )
     _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
     baselines: dict[str, Plan] = {}
     if with_extras and plan.status.has_plan:
@@ -264,11 +270,12 @@ def _plan_line(plan: Plan) -> str:
             return head
         first, *rest = plan.diagnostics
         return "\n".join([f"{head} — {first}", *(f"  - {reason}" for reason in rest)])
-    line = f"{plan.name}: {plan.status.value}, total cost ${plan.total_cost:,.2f}"
+    currency = plan.currency
+    line = f"{plan.name}: {plan.status.value}, total cost {money_text(plan.total_cost, currency)}"
     if plan.cash_out is not None:
-        line += f" (cash out ${plan.cash_out:,.2f}"
+        line += f" (cash out {money_text(plan.cash_out, currency)}"
         if plan.residual_credit:
-            line += f", residual credit ${plan.residual_credit:,.2f}"
+            line += f", residual credit {money_text(plan.residual_credit, currency)}"
         line += ")"
     if plan.gap:
         line += f", proven gap {plan.gap:.3%}"
@@ -280,9 +287,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from optimizer.reports.compare import comparison_table, write_comparison
 
     loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
-    _check_unique_names(
+    check_unique_names(
         [
             (path, [s.name for s in item.scenarios])
+            for path, item in zip(args.inputs, loaded, strict=True)
+        ]
+    )
+    check_one_currency(
+        [
+            (path, one_currency(s.assumptions.currency for s in item.scenarios))
             for path, item in zip(args.inputs, loaded, strict=True)
         ]
     )
@@ -302,27 +315,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(terminal_text(_plan_line(plan)))  # why there is no plan, in words
     print(terminal_text(f"wrote {written}"))
     return 0 if all(p.status.has_plan for p in plans) else 1
-
-
-def _check_unique_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> None:
-    """Before any solve: the comparison's columns are scenario names, so no two may clash."""
-    first: dict[str, Path] = {}
-    problems = []
-    for path, names in inputs:
-        for name in names:
-            earlier = first.get(name.lower())
-            if earlier is None:
-                first[name.lower()] = path
-                continue
-            problems.append(
-                Problem(
-                    file=str(path),
-                    message=f"usage: scenario {name!r} is also in {earlier}; rename one so the "
-                    "comparison's columns can be told apart",
-                )
-            )
-    if problems:
-        raise InputError(problems)
 
 
 def _count(n: int, word: str) -> str:

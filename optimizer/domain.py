@@ -321,6 +321,7 @@ class Assumptions:
     bandwidth_efficiency_fp8: float | None = None  # None: bandwidth_efficiency
     bandwidth_efficiency_int8: float = 0.53
     bandwidth_efficiency_int4: float = 0.38
+    currency: str = "USD"  # model v2 §E: the label of every money figure; nothing converted
 
     @property
     def residual_rule(self) -> ResidualValue:

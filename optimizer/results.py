@@ -1,7 +1,8 @@
 """Typed results: what the estimator and the solver hand to checkers and writers.
 
 Writers and the command line read only these objects; none of them ever sees
-a PuLP object. All money is USD, never rounded here.
+a PuLP object. All money is in the scenario's currency (USD by default),
+never converted and never rounded here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from optimizer.currency import USD, one_currency
 from optimizer.domain import CostCategory, OfferOption, Scenario
 
 
@@ -243,6 +245,7 @@ class SolverSettings:
     gap: float = 0.0
     threads: int | None = None
     progress: bool = False  # print elapsed time, best plan and gap while solving
+    currency: str = USD  # the best plan's label in progress lines: the scenario's currency
 
 
 @dataclass(frozen=True)
@@ -296,6 +299,11 @@ class Plan:
     def name(self) -> str:
         return self.scenario.name
 
+    @property
+    def currency(self) -> str:
+        """The label of this plan's money (Assumptions ``currency``)."""
+        return self.scenario.assumptions.currency
+
     @classmethod
     def without_plan(
         cls,
@@ -340,3 +348,8 @@ class RunResult:
     baselines: dict[str, dict[str, Plan]] = field(
         default_factory=dict
     )  # scenario -> baseline name -> plan
+
+    @property
+    def currency(self) -> str:
+        """The one currency of every plan (a workbook has one: model v2 §E)."""
+        return one_currency(p.currency for p in self.plans)

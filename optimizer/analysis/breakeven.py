@@ -28,7 +28,7 @@ from optimizer.model.costs import (
 
 MONTHS_PER_YEAR = 12
 # The money label of every figure here; the one place to change it.
-CURRENCY = "USD"
+CURRENCY = "USD"  # when no scenario says otherwise
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ def rental_options(scenario: Scenario, gpu: str) -> tuple[RentalOption, ...]:
 
 @dataclass(frozen=True)
 class BreakevenRow:
-    """One GPU type against one rental option (money in ``CURRENCY``; None where an
+    """One GPU type against one rental option (money in the workbook's currency; None where an
     input is missing, math.inf where buying never pays off within ``horizon_months``).
 
     The guide's rule: ``breakeven_hours`` = buy / rent, in months at 24/7 and
@@ -314,9 +314,9 @@ def cumulative_costs(row: BreakevenRow) -> list[tuple[int, float, float]]:
 # ---------------------------------------------------------------- terminal
 
 
-def money_unit(per: str = "") -> str:
-    """The money label of a column: ``USD`` or ``USD/h``."""
-    return f"{CURRENCY}/{per}" if per else CURRENCY
+def money_unit(currency: str, per: str = "") -> str:
+    """The money label of a column: ``USD`` or ``EUR/h`` (the workbook's currency)."""
+    return f"{currency}/{per}" if per else currency
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -336,7 +336,9 @@ def extras_note(scenario: Scenario, horizon: int) -> str:
 
 
 def format_breakeven_table(rows: Sequence[BreakevenRow], scenario: Scenario | None = None) -> str:
-    """The rows as a fixed-width table for the terminal, units in the headers."""
+    """The rows as a fixed-width table for the terminal, units (money in the scenario's
+    currency) in the headers."""
+    currency = scenario.assumptions.currency if scenario is not None else CURRENCY
     if not rows:
         return "No GPU type has a rental or a buy offer: nothing to compare."
     pct = f"{rows[0].utilization:.0%}"
@@ -344,8 +346,8 @@ def format_breakeven_table(rows: Sequence[BreakevenRow], scenario: Scenario | No
     header = (
         "GPU",
         "option",
-        f"rent ({money_unit('h')})",
-        f"buy ({money_unit()})",
+        f"rent ({money_unit(currency, 'h')})",
+        f"buy ({money_unit(currency)})",
         "rule: break-even (GPU-h)",
         "rule: months at 24/7",
         f"rule: months at {pct}",
@@ -353,9 +355,9 @@ def format_breakeven_table(rows: Sequence[BreakevenRow], scenario: Scenario | No
         "full cost: paid (GPU-h)",
         "later than rule (months)",
         f"no resale: months at {pct}",
-        f"owned over {months} mo ({money_unit('GPU-h')})",
-        f"rent ({money_unit('TFLOP-h')})",
-        f"power at {pct} ({money_unit('yr')})",
+        f"owned over {months} mo ({money_unit(currency, 'GPU-h')})",
+        f"rent ({money_unit(currency, 'TFLOP-h')})",
+        f"power at {pct} ({money_unit(currency, 'yr')})",
     )
     body = [
         (

@@ -87,7 +87,8 @@ class _Writer:
         a = self.scenario.assumptions
         pct = self.pct
         horizon = self.rows[0].horizon_months if self.rows else self.scenario.horizon_months
-        usd, per_h = money_unit(), money_unit("GPU-hour")
+        currency = a.currency
+        usd, per_h = money_unit(currency), money_unit(currency, "GPU-hour")
         columns = (
             (f"rent ({per_h})", _MONEY),
             (f"buy, cheapest offer ({usd} per GPU)", _MONEY_WHOLE),
@@ -103,7 +104,7 @@ class _Writer:
             (f"owned: running a month at {pct} use ({usd})", _MONEY),
             (f"rent a month ({usd})", _MONEY),
             (f"owned over {a.depreciation_months:g} months at full use ({per_h})", _MONEY),
-            (f"rent per FP16 TFLOP ({money_unit('TFLOP-hour')})", _PER_TFLOP),
+            (f"rent per FP16 TFLOP ({money_unit(currency, 'TFLOP-hour')})", _PER_TFLOP),
             (f"electricity at {pct} use ({usd} per year)", _MONEY_WHOLE),
         )
         ws = self.workbook.add_worksheet(self.namer.name(BREAKEVEN_SHEET))
@@ -174,7 +175,7 @@ class _Writer:
         owned = rows[0].owned
         assert owned is not None  # cumulative_costs is empty without it
         ws = self.workbook.add_worksheet(self.namer.name(f"{rows[0].gpu} rent vs buy"))
-        usd = money_unit()
+        usd = money_unit(self.scenario.assumptions.currency)
         titles = [
             "month",
             f"owned: paid so far ({usd})",

@@ -29,6 +29,7 @@ from optimizer.analysis.sweep_params import (
     variants,
 )
 from optimizer.analysis.sweep_search import Flip, find_flips, refine_flips
+from optimizer.currency import USD, money_text
 from optimizer.domain import OfferOption, Scenario
 from optimizer.results import SolverSettings
 from optimizer.solve.solver import solve_scenario
@@ -42,6 +43,7 @@ class SweepResult:
     outcomes: tuple[VariantOutcome, ...]
     flips: tuple[Flip, ...] = ()
     base_values: dict[str, float | None] = field(default_factory=dict)  # each spec in the base
+    currency: str = USD  # the base scenario's: the label of every money figure (model v2 §E)
 
     def spec(self, key: str) -> VarySpec:
         for spec in self.specs:
@@ -107,6 +109,7 @@ def run_sweep(
         outcomes=outcomes,
         flips=tuple(flips),
         base_values={s.key: base_value(base, s) for s in specs},
+        currency=base.assumptions.currency,
     )
 
 
@@ -124,18 +127,19 @@ def describe_flips(result: SweepResult) -> list[str]:
 def _describe_flip(result: SweepResult, flip: Flip) -> str:
     spec = result.spec(flip.key)
     resolution = flip.precision if flip.refined else None
-    low = _format_value(spec, flip.low, resolution)
-    high = _format_value(spec, flip.high, resolution)
+    low = _format_value(spec, flip.low, result.currency, resolution)
+    high = _format_value(spec, flip.high, result.currency, resolution)
     change = flip.before.change_to(flip.after)
     context = ""
     if flip.fixed:
         fixed = ", ".join(
-            f"{_label(result.spec(k))} {_format_value(result.spec(k), v)}" for k, v in flip.fixed
+            f"{_label(result.spec(k))} {_format_value(result.spec(k), v, result.currency)}"
+            for k, v in flip.fixed
         )
         context = f"with {fixed}, "
     if flip.refined:
-        point = _format_value(spec, flip.point, resolution)
-        plus_minus = f"± {_format_value(spec, flip.precision, resolution)}"
+        point = _format_value(spec, flip.point, result.currency, resolution)
+        plus_minus = f"± {_format_value(spec, flip.precision, result.currency, resolution)}"
         threshold = f"{point} ({plus_minus})"
     else:
         # The grid only brackets the flip: saying a midpoint would claim a precision it lacks.
@@ -195,21 +199,23 @@ def _label(spec: VarySpec) -> str:
     return spec.key
 
 
-def _format_value(spec: VarySpec, value: float, resolution: float | None = None) -> str:
-    """A value as a reader wants it: dollars for money, with enough digits to show
+def _format_value(
+    spec: VarySpec, value: float, currency: str, resolution: float | None = None
+) -> str:
+    """A value as a reader wants it: money in ``currency``, with enough digits to show
     ``resolution`` (a refined flip's precision) when one is given."""
     digits = None
     if resolution is not None and resolution > 0:
         digits = max(0, -math.floor(math.log10(resolution)))
     is_hourly_price = spec.kind is SpecKind.PRICE and spec.option is not OfferOption.BUY
     if is_hourly_price:
-        return f"${value:,.{max(2, digits or 0)}f}/h"
+        return f"{money_text(value, currency, max(2, digits or 0))}/h"
     if spec.kind is SpecKind.PRICE or spec.key in (
         "budget_total",
         "budget_capex",
         "budget_monthly",
     ):
-        return f"${value:,.{digits or 0}f}"
+        return money_text(value, currency, digits or 0)
     if spec.is_integer or digits is None:
         return f"{value:g}"
     return f"{value:.{digits}f}"

@@ -22,6 +22,7 @@ import xlsxwriter
 from optimizer.analysis.sweep import SweepResult, describe_flips
 from optimizer.analysis.sweep_outcomes import VariantOutcome
 from optimizer.analysis.sweep_params import SpecKind, SweepMode, VarySpec
+from optimizer.currency import money_format
 from optimizer.domain import CostCategory, OfferOption
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.cell_text import cell_text, looks_like_formula
@@ -32,17 +33,17 @@ CHART_Y_SCALE = 1.5  # of 288 px: the Summary's two charts, under the sentences,
 HOURS = "#,##0.0"
 
 
-def spec_unit(spec: VarySpec) -> str:
+def spec_unit(spec: VarySpec, currency: str) -> str:
     """The unit of a swept parameter, for column headers."""
     if spec.kind is SpecKind.ASSUMPTION:
         return ASSUMPTION_KEYS[spec.key].unit
     if spec.kind is SpecKind.HORIZON:
         return "months"
     if spec.kind is SpecKind.LIMIT:
-        return "kW" if spec.key == "power_cap_kw" else "USD"
+        return "kW" if spec.key == "power_cap_kw" else currency
     if spec.kind is SpecKind.PRICE_FACTOR:
         return "× the input price"
-    return "USD per GPU" if spec.option is OfferOption.BUY else "USD per GPU-hour"
+    return f"{currency} per GPU" if spec.option is OfferOption.BUY else f"{currency} per GPU-hour"
 
 
 class _Writer:
@@ -103,7 +104,12 @@ def _summary_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
     for spec in result.specs:
         row += 1
         w.string(ws, row, 0, spec.key)
-        w.string(ws, row, 1, f"{spec.text}  ({len(spec.values)} points, {spec_unit(spec)})")
+        w.string(
+            ws,
+            row,
+            1,
+            f"{spec.text}  ({len(spec.values)} points, {spec_unit(spec, result.currency)})",
+        )
     row += 2
     w.string(ws, row, 0, "where the plan changes", w.header)
     for sentence in describe_flips(result) or ["no plan was found at any point"]:
@@ -135,10 +141,11 @@ def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
     The charts read the Variants sheet; the flip lines' ends are written to the
     right of the printed columns (A:B).
     """
+    currency = result.currency
     columns = [c.title for c in _variant_columns(result)]
     last = len(result.outcomes)
     spec = result.specs[0]
-    x_axis = {"name": f"{spec.key} ({spec_unit(spec)})"}
+    x_axis = {"name": f"{spec.key} ({spec_unit(spec, result.currency)})"}
 
     def from_variants(title: str, **style: object) -> dict[str, object]:
         col = columns.index(title)
@@ -151,7 +158,7 @@ def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
 
     totals = [o.summary.total_cost for o in result.outcomes if o.summary.total_cost is not None]
     cost = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    cost.add_series(from_variants("total cost (USD)", name="total cost"))
+    cost.add_series(from_variants(f"total cost ({currency})", name="total cost"))
     mix = workbook.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
     gpus, hours = _mix_columns(result, columns)
     for title, name in gpus:
@@ -176,7 +183,7 @@ def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
             chart.add_series(_flip_lines(ws, flips, low, high, 3 if chart is cost else 5))
     cost.set_title({"name": "Total cost against the varied parameter", "name_font": {"size": 12}})
     cost.set_x_axis(x_axis)
-    cost.set_y_axis({"name": "total cost (USD)", "num_format": "$#,##0"})
+    cost.set_y_axis({"name": f"total cost ({currency})", "num_format": money_format(currency, 0)})
     cost.set_legend({"position": "bottom"})
     mix.set_title(
         {"name": "The chosen mix against the varied parameter", "name_font": {"size": 12}}
@@ -251,22 +258,23 @@ class _Column:
 
 
 def _variant_columns(result: SweepResult) -> list[_Column]:
+    currency = result.currency
     columns = [_Column("variant", "number", lambda o: o.index + 1, needs_plan=False)]
     for spec in result.specs:
         columns.append(
             _Column(
-                f"{spec.key} ({spec_unit(spec)})",
+                f"{spec.key} ({spec_unit(spec, result.currency)})",
                 "number",
                 lambda o, s=spec: _value_used(result, o, s),
                 needs_plan=False,
             )
         )
     columns.append(_Column("status", "text", lambda o: o.summary.status.value, needs_plan=False))
-    columns.append(_Column("total cost (USD)", "money", lambda o: o.summary.total_cost))
-    columns.append(_Column("cash out (USD)", "money", lambda o: o.summary.cash_out))
+    columns.append(_Column(f"total cost ({currency})", "money", lambda o: o.summary.total_cost))
+    columns.append(_Column(f"cash out ({currency})", "money", lambda o: o.summary.cash_out))
     for category in CostCategory:
         columns.append(
-            _Column(f"{category.value} (USD)", "money", lambda o, c=category: _cost(o, c))
+            _Column(f"{category.value} ({currency})", "money", lambda o, c=category: _cost(o, c))
         )
     columns.append(_Column("fleet", "text", _fleet_text, needs_plan=False))
     for gpu in _gpus_in(result):
@@ -398,6 +406,7 @@ def _base_total(result: SweepResult) -> float | None:
 
 
 def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    currency = result.currency
     ws = workbook.add_worksheet("Tornado")
     _print_setup(ws, pages_tall=1)
     base = _base_total(result)
@@ -405,11 +414,11 @@ def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
         "parameter",
         "low value",
         "high value",
-        "total at low value (USD)",
-        "total at high value (USD)",
-        "base total (USD)",
-        "change at low value (USD)",
-        "change at high value (USD)",
+        f"total at low value ({currency})",
+        f"total at high value ({currency})",
+        f"base total ({currency})",
+        f"change at low value ({currency})",
+        f"change at high value ({currency})",
     ]
     for c, title in enumerate(titles):
         w.string(ws, 0, c, title, w.header)
@@ -444,17 +453,20 @@ def _tornado_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
             }
         )
     chart.set_title({"name": "Total cost: change from the base scenario"})
-    chart.set_x_axis({"name": "USD", "num_format": "#,##0"})
+    chart.set_x_axis({"name": currency, "num_format": "#,##0"})
     chart.set_size({"width": 720, "height": 80 + 40 * last})
     ws.insert_chart(last + 3, 0, chart)
 
 
 def _heat_map_sheet(workbook: Any, w: _Writer, result: SweepResult) -> None:
+    currency = result.currency
     ws = workbook.add_worksheet("Heat map")
     _print_setup(ws)
     rows_spec, cols_spec = result.specs
-    w.string(ws, 0, 0, f"total cost (USD): {rows_spec.key} down, {cols_spec.key} across", w.title)
-    w.string(ws, 1, 0, f"{rows_spec.key} ({spec_unit(rows_spec)})", w.header)
+    w.string(
+        ws, 0, 0, f"total cost ({currency}): {rows_spec.key} down, {cols_spec.key} across", w.title
+    )
+    w.string(ws, 1, 0, f"{rows_spec.key} ({spec_unit(rows_spec, result.currency)})", w.header)
     ws.set_column(0, 0, 28)
     ws.set_column(1, len(cols_spec.values), 14)
     totals = {

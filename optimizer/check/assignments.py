@@ -30,10 +30,10 @@ from optimizer.check.tolerances import (
     HOURS_ABS_TOL,
     HOURS_REL_TOL,
     _h,
-    _usd,
     hours_close,
     money_close,
 )
+from optimizer.currency import money_text
 from optimizer.domain import OfferOption, ResidualValue, Scenario
 from optimizer.results import AssignmentRow, Decisions, PairEstimate
 
@@ -260,6 +260,7 @@ def assignment_violations(
     assignments: Sequence[AssignmentRow],
 ) -> list[str]:
     """Each assignment row against the decisions: hours, replicas, widths, load and cost share."""
+    currency = scenario.assumptions.currency
     found: list[str] = []
     expected = expected_assignments(scenario, decisions, estimates)
     reported: dict[AssignmentKey, AssignmentRow] = {}
@@ -295,7 +296,7 @@ def assignment_violations(
             found.append(f"{where} replicas {row.replicas} but the decisions give {want.replicas}")
         if not money_close(row.cost, want.cost):
             found.append(
-                f"{where} cost {_usd(row.cost)} but its share of the type's cost is {_usd(want.cost)}"
+                f"{where} cost {money_text(row.cost, currency)} but its share of the type's cost is {money_text(want.cost, currency)}"
             )
     for key, want in sorted(expected.items(), key=lambda kv: str(kv[0])):
         if key not in reported and (want.gpu_hours > HOURS_ABS_TOL or want.replicas):

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 from optimizer.check.capacity import owned_stock
 from optimizer.check.servers import server_levels
-from optimizer.check.tolerances import HALF_CENT, _usd
+from optimizer.check.tolerances import HALF_CENT
+from optimizer.currency import money_text
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Decisions
 
@@ -65,24 +66,25 @@ def budget_violations(
     scenario: Scenario, cash: Mapping[int, Mapping[CostCategory, float]]
 ) -> list[str]:
     """Capex, each month's operating spend and all cash, undiscounted, before credit."""
+    currency = scenario.assumptions.currency
     found: list[str] = []
     # Servers bought with the GPUs are capital spending too (model v2 §E).
     capex = sum(m[CostCategory.PURCHASE] + m[CostCategory.NODE] for m in cash.values())
     if scenario.budget_capex is not None and capex > scenario.budget_capex + HALF_CENT:
         found.append(
-            f"budget: purchases {_usd(capex)} exceed budget_capex {_usd(scenario.budget_capex)}"
+            f"budget: purchases {money_text(capex, currency)} exceed budget_capex {money_text(scenario.budget_capex, currency)}"
         )
     if scenario.budget_monthly is not None:
         for t, amounts in sorted(cash.items()):
             opex = sum(amounts[c] for c in OPERATING)
             if opex > scenario.budget_monthly + HALF_CENT:
                 found.append(
-                    f"budget: operating spend {_usd(opex)} in month {t} exceeds budget_monthly "
-                    f"{_usd(scenario.budget_monthly)}"
+                    f"budget: operating spend {money_text(opex, currency)} in month {t} exceeds budget_monthly "
+                    f"{money_text(scenario.budget_monthly, currency)}"
                 )
     total = spent(cash)
     if scenario.budget_total is not None and total > scenario.budget_total + HALF_CENT:
         found.append(
-            f"budget: all cash {_usd(total)} exceeds budget_total {_usd(scenario.budget_total)}"
+            f"budget: all cash {money_text(total, currency)} exceeds budget_total {money_text(scenario.budget_total, currency)}"
         )
     return found

@@ -34,10 +34,10 @@ from optimizer.check.tolerances import (
     HOURS_ABS_TOL,
     HOURS_REL_TOL,
     _h,
-    _usd,
     hours_close,
     money_close,
 )
+from optimizer.currency import money_text
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.results import HOUSE, Decisions, FleetRow, OfferUse, PairEstimate, PlaceRow, Plan
 
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:
     """The plan's own totals, categories and cash flow against the recomputed ones."""
+    currency = plan.currency
     found: list[str] = []
     for label, reported, expected in (
         ("total_cost", plan.total_cost, report.total_cost),
@@ -55,27 +56,31 @@ def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:
         ("residual_credit", plan.residual_credit, report.residual_credit),
     ):
         if reported is None:
-            found.append(f"reported {label} is missing; recomputed {_usd(expected)}")
+            found.append(
+                f"reported {label} is missing; recomputed {money_text(expected, currency)}"
+            )
         elif not money_close(reported, expected):
-            found.append(f"reported {label} {_usd(reported)} but recomputed {_usd(expected)}")
+            found.append(
+                f"reported {label} {money_text(reported, currency)} but recomputed {money_text(expected, currency)}"
+            )
     if plan.residual_credit_discounted is not None and not money_close(
         plan.residual_credit_discounted, report.residual_credit_discounted
     ):
         found.append(
-            f"reported residual_credit_discounted {_usd(plan.residual_credit_discounted)} "
-            f"but recomputed {_usd(report.residual_credit_discounted)}"
+            f"reported residual_credit_discounted {money_text(plan.residual_credit_discounted, currency)} "
+            f"but recomputed {money_text(report.residual_credit_discounted, currency)}"
         )
     fleet_value = fleet_value_at_start(plan.scenario)
     if not money_close(plan.existing_value or 0.0, fleet_value):
         found.append(
-            f"reported existing_value {_usd(plan.existing_value or 0.0)} but recomputed "
-            f"{_usd(fleet_value)}"
+            f"reported existing_value {money_text(plan.existing_value or 0.0, currency)} but recomputed "
+            f"{money_text(fleet_value, currency)}"
         )
     for c in CostCategory:
         reported_cost = plan.costs.get(c, 0.0)
         if not money_close(reported_cost, report.costs[c]):
             found.append(
-                f"reported costs[{c.value}] {_usd(reported_cost)} but recomputed {_usd(report.costs[c])}"
+                f"reported costs[{c.value}] {money_text(reported_cost, currency)} but recomputed {money_text(report.costs[c], currency)}"
             )
     unknown = set(plan.costs) - set(CostCategory)
     if unknown:
@@ -95,13 +100,13 @@ def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:
             amount = row.amounts.get(c, 0.0)
             if not money_close(amount, expected_month[c]):
                 found.append(
-                    f"reported cash_flow month {row.month} {c.value} {_usd(amount)} "
-                    f"but recomputed {_usd(expected_month[c])}"
+                    f"reported cash_flow month {row.month} {c.value} {money_text(amount, currency)} "
+                    f"but recomputed {money_text(expected_month[c], currency)}"
                 )
     for t, amounts in sorted(report.cash_flow.items()):
         if t not in months_seen and any(abs(v) > HALF_CENT for v in amounts.values()):
             found.append(
-                f"reported cash_flow lacks month {t} ({_usd(sum(amounts.values()))} spent)"
+                f"reported cash_flow lacks month {t} ({money_text(sum(amounts.values()), currency)} spent)"
             )
     return found
 
@@ -333,6 +338,7 @@ def offer_use_violations(
 
     Paid hours of a rental offer are its work plus ``width × H × replicas`` on it.
     """
+    currency = scenario.assumptions.currency
     found: list[str] = []
     offers = offers_by_id(scenario)
     h = scenario.assumptions.hours_per_month
@@ -357,6 +363,6 @@ def offer_use_violations(
             )
         if not money_close(use.cost, cash):
             found.append(
-                f"offer use: {use.offer_id} cost {_usd(use.cost)} but the decisions give {_usd(cash)}"
+                f"offer use: {use.offer_id} cost {money_text(use.cost, currency)} but the decisions give {money_text(cash, currency)}"
             )
     return found

@@ -2,8 +2,8 @@
 
 Takes plain floats; hands on the tolerance constants, the comparisons
 ``hours_close`` / ``hours_exceed`` / ``money_close`` / ``_is_integer``, and the
-``_usd`` / ``_h`` formatters the violation messages use. Hours and work agree
-to a relative 1e-6 (solvers round), money to half a cent (what finance sees).
+``_h`` formatter the violation messages use (money: ``optimizer.currency``).
+Hours and work agree to a relative 1e-6 (solvers round), money to half a cent (what finance sees).
 """
 
 from __future__ import annotations
@@ -35,10 +35,6 @@ def money_close(found: float, expected: float) -> bool:
 
 def _is_integer(value: float) -> bool:
     return abs(value - round(value)) <= INTEGER_TOL
-
-
-def _usd(value: float) -> str:
-    return f"${value:,.2f}"
 
 
 def _h(value: float) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, time, timedelta
 from typing import Any, Protocol
 
+from optimizer.currency import CURRENCY_MAX_CHARS, FORMULA_STARTS
 from optimizer.errors import Problem
 from optimizer.inputs.schema import AssumptionKey, Column, ColumnType
 
@@ -35,6 +36,7 @@ class FieldSpec:
     positive: bool = False
     at_most_one: bool = False
     allowed: tuple[str, ...] = ()
+    label_chars: int = 0  # > 0: a short label (currency) of at most this many printable characters
 
     @classmethod
     def of_column(cls, column: Column) -> FieldSpec:
@@ -55,6 +57,13 @@ class FieldSpec:
 
     @classmethod
     def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
+        if key.label:
+            return cls(
+                name=key.key,
+                type=ColumnType.TEXT,
+                expected=LABEL_EXPECTED,
+                label_chars=CURRENCY_MAX_CHARS,
+            )
         if key.column_type is ColumnType.BOOL:
             return cls(name=key.key, type=ColumnType.BOOL, expected="TRUE or FALSE")
         if key.column_type is ColumnType.CHOICE:
@@ -170,10 +179,38 @@ def _text(raw: object) -> str:
     return str(raw).strip()
 
 
+LABEL_EXPECTED = (
+    f"1 to {CURRENCY_MAX_CHARS} printable characters, not starting with = + - @"
+    " (a code such as EUR or a symbol such as €)"
+)
+
+
+def _label(spec: FieldSpec, raw: object) -> str:
+    """A currency label: trimmed, 1 to ``label_chars`` printable characters.
+
+    Spaces alone are an error, not a blank: someone typed something (a cell of
+    plain spaces is read as blank by calamine; no-break spaces arrive). A label
+    starting like a formula is refused because chart titles carry it.
+    """
+    text = _text(raw)
+    if not text:
+        raise BadValue("is empty or only spaces")
+    if len(text) > spec.label_chars:
+        raise BadValue(f"is {len(text)} characters long, more than {spec.label_chars}")
+    unprintable = next((c for c in text if not c.isprintable()), None)
+    if unprintable is not None:
+        raise BadValue(f"has a character that cannot be printed (U+{ord(unprintable):04X})")
+    if text.startswith(FORMULA_STARTS):
+        raise BadValue(f"begins with {text[0]}, which a workbook would read as a formula")
+    return text
+
+
 def coerce(spec: FieldSpec, raw: object) -> object:
     """The typed value of ``raw`` for ``spec``; None when blank. Raises BadValue."""
     if raw is None or raw == "":
         return None
+    if spec.label_chars and not isinstance(raw, UnreadableCell):
+        return _label(spec, raw)
     kind = spec.type
     if kind is ColumnType.TEXT and raw.__class__ is str:
         text = raw.strip()

@@ -182,6 +182,23 @@ def _assumptions_section() -> list[str]:
         ("key", "default", "unit", "source"),
         ((f"`{a.key}`", assumption_default_text(a), a.unit, a.source) for a in schema.ASSUMPTIONS),
     )
+    lines += [
+        "",
+        "**Currency.** `currency` is the label every money figure carries; every price, "
+        "budget and money assumption of the workbook is read in it, and nothing is "
+        "converted. Units written `USD` above (and in headers such as `price (USD)`) mean "
+        "the workbook's currency. Results show USD as before (`$1,234.50`, Excel format "
+        "`$#,##0.00`); any other currency is its label, a space, then the number with comma "
+        "thousands and a point for decimals (`EUR 1,234.50`, `€ 1,234.50`), in Excel a "
+        'number format with the label quoted (`"EUR "#,##0.00;"EUR "-#,##0.00`), so cells '
+        "stay numbers. "
+        "Headers name the label: `Total cost (EUR)`. It is set in this sheet only (a "
+        "Scenarios column or a scenario file key is an error), and `gpumix compare` refuses "
+        "inputs in different currencies. A label that starts with `=`, `+`, `-` or `@` is "
+        "refused (a chart title would read it as a formula). Where the currency is not USD "
+        "and a money key with a USD default (`electricity_per_kwh`) is left blank, each "
+        "plan's diagnostics name the key and the default used.",
+    ]
     return [*lines, ""]
 
 

@@ -14,6 +14,7 @@ import re
 from datetime import date
 
 from optimizer.domain import Offer, Scenario
+from optimizer.inputs.currency_defaults import usd_default_warnings
 
 # A source is stale when the newest year it names is this many years before today.
 STALE_AFTER_YEARS = 2
@@ -29,8 +30,9 @@ def scenario_warnings(scenario: Scenario, today: date | None = None) -> list[str
     """Everything a person should look at before trusting the scenario's plan.
 
     The input's own warnings (found while reading it), a scenario that plans
-    nothing (an empty template solves to an "optimal" $0 plan), then the
-    price warnings.
+    nothing (an empty template solves to an "optimal" $0 plan), the USD
+    money defaults a workbook in another currency left blank, then the price
+    warnings.
     """
     warnings = list(scenario.input_warnings)
     if not scenario.workloads:
@@ -38,7 +40,7 @@ def scenario_warnings(scenario: Scenario, today: date | None = None) -> list[str
             f"warning: scenario {scenario.name!r} plans no workloads, so its plan is empty "
             "(fill in sheet Workloads, or check the scenario's workloads list)"
         )
-    return [*warnings, *price_warnings(scenario, today)]
+    return [*warnings, *usd_default_warnings(scenario), *price_warnings(scenario, today)]
 
 
 def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:

@@ -45,8 +45,11 @@ from optimizer.inputs.scenario_models import FileModel, ScenarioModel
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     RESIDUAL_KEYS_CLASH,
+    SHEET_ONLY_EXPECTED,
+    SHEET_ONLY_KEYS,
     WORKLOADS,
     both_residual_keys,
+    sheet_only_message,
 )
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a scenario file is a page of text; refuse anything huge
@@ -376,6 +379,11 @@ def _assumptions(
             continue
         if typed is None:
             problems.append(local.at(f"assumptions.{key}", "is empty", None, spec.expected))
+            continue
+        if key in SHEET_ONLY_KEYS:
+            problems.append(
+                local.at(f"assumptions.{key}", sheet_only_message(key), typed, SHEET_ONLY_EXPECTED)
+            )
             continue
         if isinstance(typed, float | bool | str):
             values[str(key)] = typed

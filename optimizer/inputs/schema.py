@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from optimizer.currency import CURRENCY_MAX_CHARS, USD
 from optimizer.domain import Assumptions, Kind, OfferOption, Precision
 
 
@@ -561,7 +562,7 @@ FLEET = Sheet(
 
 SCENARIOS = Sheet(
     "Scenarios",
-    "One row per scenario. Any Assumptions key may also be a column; it overrides that key for the scenario.",
+    "One row per scenario. Any Assumptions key but currency may also be a column; it overrides that key for the scenario.",
     (
         Column("scenario", ColumnType.TEXT, "Name; unique.", required=True),
         Column(
@@ -640,10 +641,14 @@ class AssumptionKey:
     at_most_one: bool = False  # a share that cannot exceed 100 %
     allowed: tuple[str, ...] = ()  # a word key: the words it takes
     boolean: bool = False  # TRUE/FALSE even where the default is blank
+    label: bool = False  # short free text (currency): 1 to CURRENCY_MAX_CHARS printable characters
+    sheet_only: bool = False  # the Assumptions sheet only: a scenario may not set it
 
     @property
     def column_type(self) -> ColumnType:
-        """How a value of this key is read: a word, TRUE/FALSE or a number."""
+        """How a value of this key is read: a label, a word, TRUE/FALSE or a number."""
+        if self.label:
+            return ColumnType.TEXT
         if self.allowed:
             return ColumnType.CHOICE
         if self.boolean or isinstance(self.default, bool):
@@ -919,9 +924,28 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         positive=True,
         at_most_one=True,
     ),
+    AssumptionKey(
+        "currency",
+        USD,
+        f"1–{CURRENCY_MAX_CHARS} printable characters",
+        "the label every money figure carries (EUR, €, CHF); every price of the workbook is in it"
+        " and nothing is converted (model v2 §E); Assumptions sheet only, not per scenario",
+        label=True,
+        sheet_only=True,
+    ),
 )
 
 ASSUMPTION_KEYS: dict[str, AssumptionKey] = {a.key: a for a in ASSUMPTIONS}
+
+# Keys a scenario may not override (currency: one workbook, one currency).
+SHEET_ONLY_KEYS: tuple[str, ...] = tuple(a.key for a in ASSUMPTIONS if a.sheet_only)
+SHEET_ONLY_EXPECTED = "blank: set it once in sheet Assumptions"
+
+
+def sheet_only_message(key: str) -> str:
+    """Why a scenario may not set ``key``."""
+    return f"{key} is set in sheet Assumptions only, never per scenario: all prices of a workbook share it"
+
 
 # Keys that say the same thing in two ways: one place may give one of them.
 RESIDUAL_KEYS = ("credit_residual_value", "residual_value")

@@ -45,10 +45,13 @@ from optimizer.inputs.schema import (
     RESIDUAL_KEYS,
     RESIDUAL_KEYS_CLASH,
     SCENARIOS,
+    SHEET_ONLY_EXPECTED,
+    SHEET_ONLY_KEYS,
     THROUGHPUT,
     ColumnType,
     Sheet,
     both_residual_keys,
+    sheet_only_message,
 )
 from optimizer.inputs.tables import SheetTable, _raw_record, _rows
 
@@ -345,6 +348,11 @@ def _scenarios(
                 for n in typed.get(column, ())
                 if _unknown(n, known)
             )
+        bad.extend(
+            where.at(key, sheet_only_message(key), typed[key], SHEET_ONLY_EXPECTED)
+            for key in SHEET_ONLY_KEYS
+            if typed.get(key) is not None
+        )
         problems.extend(bad)
         if name is not None and not bad:
             settings = {k: v for k, v in typed.items() if k in SCENARIO_FIELDS}

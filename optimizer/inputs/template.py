@@ -24,6 +24,7 @@ from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.workbook import Format, Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from optimizer.currency import CURRENCY_MAX_CHARS
 from optimizer.inputs import schema
 from optimizer.inputs.docs_reference import (
     allowed_text,
@@ -259,7 +260,7 @@ def _assumption_format(key: AssumptionKey | None) -> str | None:
         return None
     if key.column_type is ColumnType.BOOL:
         return _BOOLEAN
-    if key.column_type is ColumnType.CHOICE:
+    if key.column_type in (ColumnType.CHOICE, ColumnType.TEXT):
         return _TEXT
     if key.fraction:
         return _PERCENT
@@ -349,6 +350,14 @@ def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
             validate="list",
             source=list(key.allowed),
             error_message=f"Expected one of {', '.join(key.allowed)}.",
+        )
+    elif key.label:
+        options.update(
+            validate="length",
+            criteria="between",
+            minimum=1,
+            maximum=CURRENCY_MAX_CHARS,
+            error_message=f"Expected 1 to {CURRENCY_MAX_CHARS} characters, such as EUR or €.",
         )
     elif key.at_most_one:
         low = "greater than 0" if key.positive else "at least 0"

@@ -13,29 +13,35 @@ from optimizer.reports.result_shared import _no_plan_note, place_label
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, column_letter, finite_or_none
 from optimizer.results import Plan
 
-HEADERS = (
-    "Workload",
-    "GPU",
-    "Place",
-    "Offer",
-    "Month",
-    "Copy width (GPUs one copy needs)",
-    "Width (GPUs held at once)",
-    "Replicas (serving)",
-    "Serving load (% of capacity)",
-    "Paid GPU-hours",
-    "of which spot (paid GPU-hours)",
-    "Cost share (USD)",
-    "Tokens that month",
-    "Cost per million tokens (USD)",
-)
+
+def assignment_headers(currency: str) -> tuple[str, ...]:
+    """The column headers; the money ones name ``currency``."""
+    return (
+        "Workload",
+        "GPU",
+        "Place",
+        "Offer",
+        "Month",
+        "Copy width (GPUs one copy needs)",
+        "Width (GPUs held at once)",
+        "Replicas (serving)",
+        "Serving load (% of capacity)",
+        "Paid GPU-hours",
+        "of which spot (paid GPU-hours)",
+        f"Cost share ({currency})",
+        "Tokens that month",
+        f"Cost per million tokens ({currency})",
+    )
+
+
 # Text before numbers: a number right-aligned next to text left-aligned reads as one word.
 HOURS_COL, SPOT_COL, COST_COL, TOKENS_COL, UNIT_COST_COL = 9, 10, 11, 12, 13
 
 
 def _assignments_sheet(plan: Plan, name: str, index: int) -> SheetModel:
+    currency = plan.currency
     sheet = SheetModel(name, freeze=(1, 1))
-    sheet.header(0, 0, HEADERS)
+    sheet.header(0, 0, assignment_headers(currency))
     # Narrow number columns under wrapped headers: the sheet prints one page wide.
     for col, width in (
         (2, 11),
@@ -122,16 +128,21 @@ def _reconciliation(sheet: SheetModel, plan: Plan, tr: int) -> int:
     What is left is idle owned or reserved GPUs.
     """
     assert plan.cash_out is not None
+    currency = plan.currency
     sales = sum(m.amounts.get(CostCategory.SALES, 0.0) for m in plan.cash_flow)
     parts = [
-        ("Cash out of the plan (USD, the Cash flow total)", plan.cash_out, 1.0),
-        ("Sales (USD, cash in, negative)", sales, 1.0),
-        ("Residual credit (USD, value credited at the horizon)", plan.residual_credit or 0.0, -1.0),
+        (f"Cash out of the plan ({currency}, the Cash flow total)", plan.cash_out, 1.0),
+        (f"Sales ({currency}, cash in, negative)", sales, 1.0),
+        (
+            f"Residual credit ({currency}, value credited at the horizon)",
+            plan.residual_credit or 0.0,
+            -1.0,
+        ),
     ]
     if plan.existing_value:
         parts.append(
             (
-                "Value of the GPUs and servers already owned at month 1 (USD, sheet Fleet)",
+                f"Value of the GPUs and servers already owned at month 1 ({currency}, sheet Fleet)",
                 plan.existing_value,
                 1.0,
             )
@@ -144,7 +155,9 @@ def _reconciliation(sheet: SheetModel, plan: Plan, tr: int) -> int:
     row = tr + len(parts) + 1
     assigned = sum(a.cost for a in plan.assignments)
     cached = sum(value * sign for _label, value, sign in parts) - assigned
-    sheet.text(row, 0, "Not assigned to any workload (USD, idle capacity)", Style.TOTAL_LABEL)
+    sheet.text(
+        row, 0, f"Not assigned to any workload ({currency}, idle capacity)", Style.TOTAL_LABEL
+    )
     sheet.formula(
         row,
         COST_COL,

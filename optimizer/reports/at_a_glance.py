@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import accumulate
 
+from optimizer.currency import money_text
 from optimizer.domain import CostCategory, FleetKind
 from optimizer.results import Plan
 
@@ -185,6 +186,6 @@ def binding_limits(plan: Plan) -> str:
         return "none"
     return "; ".join(
         f"{s.constraint}{f' (month {s.month})' if s.month is not None else ''}: "
-        f"${s.saving_per_unit:,.2f} per {s.unit}"
+        f"{money_text(s.saving_per_unit, plan.currency)} per {s.unit}"
         for s in ranked
     )

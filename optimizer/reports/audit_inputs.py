@@ -73,11 +73,11 @@ def gpu_table(plans: Sequence[Plan]) -> InputTable:
     )
 
 
-def _price_unit(offer: Offer) -> str:
-    return "USD per GPU" if offer.option is OfferOption.BUY else "USD per GPU-hour"
+def _price_unit(offer: Offer, currency: str) -> str:
+    return f"{currency} per GPU" if offer.option is OfferOption.BUY else f"{currency} per GPU-hour"
 
 
-def offer_table(plans: Sequence[Plan]) -> InputTable:
+def offer_table(plans: Sequence[Plan], currency: str) -> InputTable:
     return InputTable(
         "Offers (after scenario overrides)",
         "Audit_offers",
@@ -86,7 +86,7 @@ def offer_table(plans: Sequence[Plan]) -> InputTable:
             "Offer",
             "GPU",
             "Option",
-            "Price (USD)",
+            f"Price ({currency})",
             "Price unit",
             "Term (months)",
             "Max units",
@@ -102,7 +102,7 @@ def offer_table(plans: Sequence[Plan]) -> InputTable:
                 (o.gpu, T),
                 (o.option.value, T),
                 (o.price, M),
-                (_price_unit(o), T),
+                (_price_unit(o, currency), T),
                 (o.term_months, INT),
                 (o.max_units, INT),
                 (o.available_from, INT),
@@ -148,7 +148,7 @@ def _architecture(w: Workload) -> list[tuple[object, Style]]:
     ]
 
 
-def fleet_table(plans: Sequence[Plan]) -> InputTable:
+def fleet_table(plans: Sequence[Plan], currency: str) -> InputTable:
     """Sheet Fleet after scenario files (model v2 §E), with what a reservation still owes
     after the horizon; no rows when no scenario has a Fleet row."""
     return InputTable(
@@ -161,11 +161,11 @@ def fleet_table(plans: Sequence[Plan]) -> InputTable:
             "GPU",
             "Kind",
             "GPUs",
-            "Price (USD)",
+            f"Price ({currency})",
             "Price unit",
             "Months left (reserved)",
             "Age at month 1 (owned)",
-            "Still owed after the horizon (USD)",
+            f"Still owed after the horizon ({currency})",
         ],
         [
             [
@@ -176,7 +176,12 @@ def fleet_table(plans: Sequence[Plan]) -> InputTable:
                 (r.kind.value, T),
                 (r.count, INT),
                 (r.price, M),
-                ("USD per GPU-hour" if r.kind is FleetKind.RESERVED else "USD per GPU", T),
+                (
+                    f"{currency} per GPU-hour"
+                    if r.kind is FleetKind.RESERVED
+                    else f"{currency} per GPU",
+                    T,
+                ),
                 (r.months_left, INT),
                 (r.age_months if r.kind is FleetKind.OWNED else None, INT),
                 (

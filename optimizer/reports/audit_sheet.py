@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
+from optimizer.currency import unit_in
 from optimizer.inputs.schema import ASSUMPTION_KEYS
 from optimizer.reports.audit_inputs import (
     INT,
@@ -105,6 +106,7 @@ def _put(sheet: SheetModel, row: int, col: int, value: object, style: Style) -> 
 def audit_sheet(run: RunResult) -> SheetModel:
     # Printed last, on one page while legible: the run, the files, the solves and the
     # scenarios' settings; the long tables of inputs as the solver saw them are folded.
+    currency = run.currency
     sheet = SheetModel(AUDIT, freeze=(0, 1))
     blocks = _Blocks(sheet)
     solvers = sorted({f"{p.solver.name} {p.solver.version}" for p in run.plans if p.solver})
@@ -169,7 +171,7 @@ def audit_sheet(run: RunResult) -> SheetModel:
         for f in fields(a):
             key = ASSUMPTION_KEYS.get(f.name)
             value = getattr(a, f.name)
-            unit = key.unit if key else ""
+            unit = unit_in(key.unit, a.currency) if key else ""
             source = p.scenario.assumption_sources.get(f.name) or (
                 f"default: {key.source}" if key else "default"
             )
@@ -190,9 +192,9 @@ def audit_sheet(run: RunResult) -> SheetModel:
         [
             "Scenario",
             "Horizon (months)",
-            "Budget total (USD)",
-            "Budget capex (USD)",
-            "Budget monthly (USD)",
+            f"Budget total ({currency})",
+            f"Budget capex ({currency})",
+            f"Budget monthly ({currency})",
             "Power cap (kW)",
             "Allow buy",
             "Allow rent",
@@ -216,9 +218,9 @@ def audit_sheet(run: RunResult) -> SheetModel:
         ],
     )
     # GPUs, offers and workloads as the solver saw them: long, so folded (kept, not printed).
-    for table in (gpu_table(run.plans), offer_table(run.plans)):
+    for table in (gpu_table(run.plans), offer_table(run.plans, currency)):
         blocks.block(table.title, table.name, table.headers, table.rows, fold=True)
-    fleet = fleet_table(run.plans)
+    fleet = fleet_table(run.plans, currency)
     if fleet.rows:  # shown unfolded: what a reservation owes after the horizon matters
         blocks.block(fleet.title, fleet.name, fleet.headers, fleet.rows)
     table = workload_table(run.plans)

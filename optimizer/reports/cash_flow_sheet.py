@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 
 from optimizer.check.baselines import BASELINE_NAMES
+from optimizer.currency import money_format
 from optimizer.domain import CostCategory
 from optimizer.reports.at_a_glance import cumulative_cash
 from optimizer.reports.page_fit import chart_end, fit_one_page_when_legible
@@ -38,11 +39,18 @@ CHART_HEIGHT = 1.2  # of the default 288 px: two charts side by side under 36 mo
 def _cash_flow_sheet(
     plan: Plan, name: str, index: int, baselines: Mapping[str, Plan] | None = None
 ) -> SheetModel:
+    currency = plan.currency
     sheet = SheetModel(name, freeze=(1, 1), landscape=False)
     categories = list(CostCategory)
     total_col = len(categories) + 1
     sheet.header(
-        0, 0, ["Month", *(f"{CATEGORY_LABELS[c]} (USD)" for c in categories), "Total (USD)"]
+        0,
+        0,
+        [
+            "Month",
+            *(f"{CATEGORY_LABELS[c]} ({currency})" for c in categories),
+            f"Total ({currency})",
+        ],
     )
     if not plan.cash_flow:
         _no_plan_note(sheet, plan, 1)
@@ -76,9 +84,9 @@ def _cash_flow_sheet(
         )
     credit = plan.residual_credit or 0.0
     # TEXT, not the wrapping LABEL: the narrow Month column would wrap it into a tower.
-    sheet.text(tr + 2, 0, "Less residual credit at horizon (USD, undiscounted)", Style.TEXT)
+    sheet.text(tr + 2, 0, f"Less residual credit at horizon ({currency}, undiscounted)", Style.TEXT)
     sheet.number(tr + 2, total_col, credit, Style.MONEY)
-    sheet.text(tr + 3, 0, "Net cash after credit (USD, undiscounted)", Style.TOTAL_LABEL)
+    sheet.text(tr + 3, 0, f"Net cash after credit ({currency}, undiscounted)", Style.TOTAL_LABEL)
     sheet.formula(
         tr + 3,
         total_col,
@@ -112,8 +120,8 @@ def _cash_flow_sheet(
     monthly = Chart(
         kind="stacked_column",
         title="Monthly cash: running costs (left), purchases (right)",
-        y_axis="USD a month, running costs",
-        y_format="$#,##0",
+        y_axis=f"{currency} a month, running costs",
+        y_format=money_format(currency, 0),
         categories=(first, 0, last, 0),
         series=tuple(
             Series((0, j + 1), (first, j + 1, last, j + 1)) for j in running or used or [0]
@@ -121,7 +129,7 @@ def _cash_flow_sheet(
         secondary=tuple(Series((0, j + 1), (first, j + 1, last, j + 1)) for j in capex)
         if running
         else (),
-        y2_axis="USD a month, purchases",
+        y2_axis=f"{currency} a month, purchases",
         anchor=(chart_row, 0),
         scale=(sum(px[:half]) / 480 * 0.97, CHART_HEIGHT),
     )
@@ -136,8 +144,8 @@ def _cash_flow_sheet(
             Chart(
                 kind="line",
                 title="Cumulative cash: this plan against each simple alternative",
-                y_axis="USD paid so far",
-                y_format="$#,##0",
+                y_axis=f"{currency} paid so far",
+                y_format=money_format(currency, 0),
                 categories=(head + 1, 0, head + months, 0),
                 series=tuple(
                     Series((head, j), (head + 1, j, head + months, j))
@@ -169,10 +177,11 @@ def _cumulative_table(
     sheet: SheetModel, plan: Plan, columns: list[tuple[str, list[float]]], row: int
 ) -> int:
     """Writes the table at ``row``; returns the row of its column headers."""
+    currency = plan.currency
     sheet.text(
         row,
         0,
-        "Cumulative cash by month (USD, undiscounted): this plan and each simple alternative",
+        f"Cumulative cash by month ({currency}, undiscounted): this plan and each simple alternative",
         Style.SECTION,
     )
     sheet.text(row + 1, 0, "Month", Style.HEADER)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
+from optimizer.currency import money_format, money_text, one_currency
 from optimizer.domain import CostCategory, OfferOption
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
@@ -34,7 +35,7 @@ _UNIT_STYLE = {
 }
 
 
-CREDIT_LABEL = "Residual credit (USD, undiscounted)"
+CREDIT_LABEL = "Residual credit"  # its row's label starts so, whatever the currency
 
 
 def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
@@ -49,16 +50,17 @@ def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
         return [get(p) if p.status.has_plan else None for p in plans]
 
     basis = "present value at each scenario's discount rate" if any_discounted(plans) else "cash"
+    currency = plans_currency(plans)
     rows: list[tuple[str, list[float | None]]] = [
-        (f"Total cost (USD, {basis}; the objective)", each(lambda p: p.total_cost)),
-        ("Cash out (USD, undiscounted)", each(lambda p: p.cash_out)),
-        (CREDIT_LABEL, each(lambda p: p.residual_credit)),
+        (f"Total cost ({currency}, {basis}; the objective)", each(lambda p: p.total_cost)),
+        (f"Cash out ({currency}, undiscounted)", each(lambda p: p.cash_out)),
+        (f"{CREDIT_LABEL} ({currency}, undiscounted)", each(lambda p: p.residual_credit)),
     ]
     for category in CostCategory:
         values = [p.costs.get(category, 0.0) if p.status.has_plan else None for p in plans]
         if category in V2_CATEGORIES and not any(values):
             continue  # servers, rack space, sales: shown where some plan has them
-        rows.append((f"{CATEGORY_LABELS[category]} (USD, {basis})", values))
+        rows.append((f"{CATEGORY_LABELS[category]} ({currency}, {basis})", values))
     return rows
 
 
@@ -94,7 +96,7 @@ def _setting_text(value: object, style: Style) -> str:
 
 def _delta_label(label: str) -> str:
     # A larger credit makes a plan cheaper, unlike every other money row.
-    if label == CREDIT_LABEL:
+    if label.startswith(CREDIT_LABEL):
         return f"Δ {label[:-1]}; positive = more credit, cheaper)"
     return f"Δ {label}"
 
@@ -119,8 +121,14 @@ def _use_rows(plans: Sequence[Plan]) -> list[tuple[str, OfferOption, list[float 
     return rows
 
 
+def plans_currency(plans: Sequence[Plan]) -> str:
+    """The currency every compared plan shares (``gpumix compare`` refuses a mix first)."""
+    return one_currency(p.currency for p in plans)
+
+
 def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
-    sheet = SheetModel(COMPARISON, freeze=(1, 1))
+    currency = plans_currency(plans)
+    sheet = SheetModel(COMPARISON, freeze=(1, 1), currency=currency)
     sheet.text(0, 0, "Scenario", Style.HEADER)
     for j, plan in enumerate(plans):
         sheet.text(0, j + 1, plan.name, Style.COLUMN_HEADER)
@@ -156,7 +164,10 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
     if plans:
         row += 1
         sheet.text(
-            row, 0, f"Difference against {plans[0].name} (USD; positive = dearer)", Style.SECTION
+            row,
+            0,
+            f"Difference against {plans[0].name} ({currency}; positive = dearer)",
+            Style.SECTION,
         )
         row += 1
         first = plans[0]
@@ -183,10 +194,10 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
         sheet.charts.append(
             Chart(
                 kind="stacked_column",
-                title="Cost by category per scenario (USD)",
+                title=f"Cost by category per scenario ({currency})",
                 x_axis="Scenario",
-                y_axis="USD",
-                y_format="$#,##0",
+                y_axis=currency,
+                y_format=money_format(currency, 0),
                 categories=(0, 1, 0, len(plans)),
                 series=tuple(Series((r, 0), (r, 1, r, len(plans))) for r in used),
                 anchor=(row + 1, 0),
@@ -208,14 +219,18 @@ def write_comparison(path: Path, plans: Sequence[Plan]) -> None:
     render_xlsx(path, [comparison_sheet(plans)])
 
 
-def _fmt(value: float | None, money: bool) -> str:
+def _fmt(value: float | None, currency: str | None) -> str:
+    """A money figure in ``currency``, or (``currency`` None) a count of GPUs or hours."""
     if value is None:
         return "—"
-    return f"${value:,.2f}" if money else f"{value:,.1f}".removesuffix(".0")
+    if currency is not None:
+        return money_text(value, currency)
+    return f"{value:,.1f}".removesuffix(".0")
 
 
 def comparison_table(plans: Sequence[Plan]) -> str:
     """The comparison as fixed-width text for the terminal."""
+    currency = plans_currency(plans)
     lines: list[tuple[str, list[str]]] = [("Scenario", [p.name for p in plans])]
     lines.append(("Status", [p.status.value for p in plans]))
     lines.extend(
@@ -224,13 +239,13 @@ def comparison_table(plans: Sequence[Plan]) -> str:
         if label != "Why no plan"  # printed below the table, one sentence per scenario
     )
     for label, values in _money_rows(plans):
-        lines.append((label, [_fmt(v, True) for v in values]))
+        lines.append((label, [_fmt(v, currency) for v in values]))
     for label, _, values in _use_rows(plans):
-        lines.append((label, [_fmt(v, False) for v in values]))
+        lines.append((label, [_fmt(v, None) for v in values]))
     if len(plans) > 1:
         totals = _money_rows(plans)[0][1]
         deltas = [
-            _fmt(t - totals[0], True) if t is not None and totals[0] is not None else "—"
+            _fmt(t - totals[0], currency) if t is not None and totals[0] is not None else "—"
             for t in totals[1:]
         ]
         lines.append((f"Δ total vs {plans[0].name}", ["", *deltas]))

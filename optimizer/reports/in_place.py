@@ -61,7 +61,6 @@ from optimizer.reports.result_workbook import build_result_sheets
 from optimizer.reports.safe_files import write_atomically
 from optimizer.reports.sheet_grid import (
     FORMULA_STYLES,
-    NUMBER_FORMATS,
     Chart,
     SheetModel,
     Style,
@@ -69,6 +68,7 @@ from optimizer.reports.sheet_grid import (
     absolute_ref,
     fitted_heights,
     fitted_widths,
+    number_format,
     repeated_titles,
 )
 from optimizer.results import RunResult
@@ -336,10 +336,10 @@ _HEADER_FILL = PatternFill("solid", fgColor="D9E1F2")
 _THIN = Side(style="thin")
 
 
-def _style_cell(c: Any, style: Style) -> None:
+def _style_cell(c: Any, style: Style, currency: str) -> None:
     """``c``: an openpyxl cell (openpyxl has no type hints)."""
-    if style in NUMBER_FORMATS:
-        c.number_format = NUMBER_FORMATS[style]
+    if (num_format := number_format(style, currency)) is not None:
+        c.number_format = num_format
     if isinstance(c.value, str):
         c.quotePrefix = True  # editing the cell in Excel keeps "=..." as text
     if style in (Style.HEADER, Style.COLUMN_HEADER):
@@ -378,7 +378,7 @@ def _render_sheet(workbook: Workbook, model: SheetModel, used_tables: set[str]) 
         target.value = cell.value
         if isinstance(cell.value, str):
             target.data_type = "s"  # "=..." from a user stays text, never a formula
-        _style_cell(target, cell.style)
+        _style_cell(target, cell.style, model.currency)
     widths = fitted_widths(model)
     for col, width in widths.items():
         ws.column_dimensions[a1(0, col)[:-1]].width = width

@@ -60,6 +60,7 @@ def _unit_cost(
     k: int | None,
 ) -> _UnitCost | None:
     """Cost of one unit of work at the cheapest hourly offer, as a live formula on this row."""
+    currency = plan.currency
     w = next((w for w in plan.scenario.workloads if w.name == workload), None)
     if w is None:
         return None
@@ -77,11 +78,11 @@ def _unit_cost(
             offer,
             f"={a1(row, 5)}*{price_cell}/({a1(row, 7)}*3600)*1000000",
             k * offer.price / (tps * 3600) * 1e6,
-            "USD per million tokens",
+            f"{currency} per million tokens",
         )
     if gph is None or finite_or_none(gph) is None:
         return None
-    unit = "USD per month" if w.kind is Kind.BATCH_INFERENCE else "USD per job"
+    unit = f"{currency} per month" if w.kind is Kind.BATCH_INFERENCE else f"{currency} per job"
     if eff != 1.0:
         return _UnitCost(
             offer, f"={a1(row, 6)}/{eff!r}*{price_cell}", gph / eff * offer.price, unit
@@ -146,6 +147,7 @@ def _is_chosen(
 
 
 def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
+    currency = plan.currency
     sheet = SheetModel(name, freeze=(1, 2), pages_wide=2)  # 16 columns: two pages stay legible
     sheet.header(
         0,
@@ -161,9 +163,9 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Tokens/s per replica",
             "Batch-1 latency (ms per token)",
             "Source",
-            "Cheapest hourly price (USD per GPU-hour)",
+            f"Cheapest hourly price ({currency} per GPU-hour)",
             "Cheapest hourly offer",
-            "Cost per unit of work (USD)",
+            f"Cost per unit of work ({currency})",
             "Unit of work",
             "Chosen",
             "Estimated figures and assumed values",

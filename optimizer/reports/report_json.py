@@ -118,6 +118,7 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
     has_plan = plan.status.has_plan
     return {
         "scenario": plan.name,
+        "currency": plan.currency,  # the label of every money figure below (model v2 §E)
         "status": plan.status.value,
         "total_cost": _number(plan.total_cost),
         "cash_out": _number(plan.cash_out),

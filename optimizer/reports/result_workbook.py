@@ -55,6 +55,8 @@ def build_result_sheets(run: RunResult, taken: Iterable[str] = ()) -> list[Sheet
         for sheet in detail:
             sheet.hidden = True
         sheets += detail
+    for sheet in (*sheets, audit):
+        sheet.currency = run.currency  # every money cell's number format carries the label
     return [*sheets, audit]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import xlsxwriter
 
+from optimizer.currency import USD, money_format
 from optimizer.reports.cell_text import cell_text
 
 # ---------------------------------------------------------------------------
@@ -58,11 +59,11 @@ class Style(StrEnum):
     VALUE_NOTE = "value_note"  # a remark in place of a number ("no plan"): right-aligned, grey
 
 
-# Number formats, shared by both renderers.
+# Number formats, shared by both renderers; money styles follow the sheet's
+# currency (:func:`number_format`), shown here as USD.
+MONEY_STYLES = frozenset({Style.MONEY, Style.MONEY_FORMULA, Style.TOTAL_MONEY_FORMULA})
 NUMBER_FORMATS: dict[Style, str] = {
-    Style.MONEY: "$#,##0.00",
-    Style.MONEY_FORMULA: "$#,##0.00",
-    Style.TOTAL_MONEY_FORMULA: "$#,##0.00",
+    **dict.fromkeys(MONEY_STYLES, money_format(USD)),
     Style.NUMBER: "#,##0.00",
     Style.INTEGER: "#,##0",
     Style.HOURS: "#,##0.0",
@@ -71,6 +72,13 @@ NUMBER_FORMATS: dict[Style, str] = {
     Style.PERCENT_FORMULA: "0.0%",
     Style.INTEGER_FORMULA: "#,##0",
 }
+
+
+def number_format(style: Style, currency: str) -> str | None:
+    """The number format of ``style`` in a sheet whose money is in ``currency``."""
+    return money_format(currency) if style in MONEY_STYLES else NUMBER_FORMATS.get(style)
+
+
 FORMULA_STYLES = frozenset(
     {
         Style.MONEY_FORMULA,
@@ -115,7 +123,9 @@ class Series:
 @dataclass(frozen=True)
 class Chart:
     kind: str  # "stacked_column" or "line"
-    title: str  # fixed text only: never user text (XlsxWriter reads "=..." as a reference)
+    # Fixed text and the currency label only, never other user text: XlsxWriter reads
+    # "=..." as a reference (the label may not start with "=": inputs.cells).
+    title: str
     y_axis: str
     y_format: str
     categories: tuple[int, int, int, int]
@@ -153,6 +163,7 @@ class SheetModel:
     folded_rows: list[tuple[int, int]] = field(default_factory=list)
     # A detail sheet kept in the workbook (Unhide shows it) but left out of the printed document.
     hidden: bool = False
+    currency: str = USD  # the label of every money cell (model v2 §E)
 
     def text(self, row: int, col: int, value: object, style: Style = Style.TEXT) -> None:
         """Any text, user-supplied or not: always made safe and stored as a string."""
@@ -271,7 +282,7 @@ def fitted_heights(sheet: SheetModel, widths: dict[int, float]) -> dict[int, flo
     return {row: n * LINE_HEIGHT for row, n in lines.items() if n > 1}
 
 
-def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
+def _xlsx_formats(workbook: xlsxwriter.Workbook, currency: str) -> dict[Style, object]:
     formula: dict[str, object] = {"font_color": "#1F4E79", "bg_color": "#EEF3F8"}
     total: dict[str, object] = {"bold": True, "top": 1}
     props: dict[Style, dict[str, object]] = {
@@ -311,8 +322,8 @@ def _xlsx_formats(workbook: xlsxwriter.Workbook) -> dict[Style, object]:
     formats: dict[Style, object] = {}
     for style in Style:
         p = dict(props.get(style, {}))
-        if style in NUMBER_FORMATS:
-            p["num_format"] = NUMBER_FORMATS[style]
+        if (num_format := number_format(style, currency)) is not None:
+            p["num_format"] = num_format
         if style in TEXT_STYLES:
             # The hidden apostrophe: editing the cell in Excel keeps "=..." as text.
             p["quote_prefix"] = True
@@ -343,8 +354,11 @@ def render_xlsx(path: Path, sheets: Sequence[SheetModel]) -> None:
         str(path), {"strings_to_numbers": False, "strings_to_formulas": False}
     )
     workbook.set_properties({"title": "gpumix results", "comments": "Written by gpumix"})
-    formats = _xlsx_formats(workbook)
+    by_currency: dict[str, dict[Style, object]] = {}
     for model in sheets:
+        if model.currency not in by_currency:
+            by_currency[model.currency] = _xlsx_formats(workbook, model.currency)
+        formats = by_currency[model.currency]
         ws = workbook.add_worksheet(model.name)
         for name, block in model.names.items():
             workbook.define_name(name, "=" + absolute_ref(model.name, *block))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU, RENT_ONLY
+from optimizer.currency import money_format
 from optimizer.domain import CostCategory
 from optimizer.reports.at_a_glance import (
     binding_limits,
@@ -42,6 +43,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
 
     (``--in-place`` next to a user's own "Audit" sheet makes ours "Audit (2)".)
     """
+    currency = run.currency
     sheet = SheetModel(SUMMARY, freeze=(1, 1))
     plans = run.plans
     sheet.text(0, 0, "Scenario", Style.HEADER)
@@ -84,9 +86,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     )
     each("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER)
     total_label = (
-        "Total cost (USD, present value, after residual credit; the objective)"
+        f"Total cost ({currency}, present value, after residual credit; the objective)"
         if any_discounted(plans)
-        else "Total cost (USD, after residual credit; the objective)"
+        else f"Total cost ({currency}, after residual credit; the objective)"
     )
     total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
     for j, plan in enumerate(plans):
@@ -100,21 +102,21 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 Style.MONEY_FORMULA,
             )
     cash_row = each(
-        "Cash out (USD, undiscounted, purchases included, before credit)",
+        f"Cash out ({currency}, undiscounted, purchases included, before credit)",
         [_money(p, p.cash_out) for p in plans],
         Style.MONEY,
     )
     sales_row = each(
-        "Sales (USD, undiscounted; cash in, negative)",
+        f"Sales ({currency}, undiscounted; cash in, negative)",
         [_money(p, _sales(p)) for p in plans],
         Style.MONEY,
     )
     credit_row = each(
-        "Residual credit (USD, undiscounted value of what is owned at the horizon)",
+        f"Residual credit ({currency}, undiscounted value of what is owned at the horizon)",
         [_money(p, p.residual_credit) for p in plans],
         Style.MONEY,
     )
-    r = label("Net undiscounted cost (USD) = cash out + sales − residual credit")
+    r = label(f"Net undiscounted cost ({currency}) = cash out + sales − residual credit")
     for j, plan in enumerate(plans):
         if plan.cash_out is not None and plan.residual_credit is not None:
             sheet.formula(
@@ -126,9 +128,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
             )
 
     section(
-        "Cost by category (USD, present value)"
+        f"Cost by category ({currency}, present value)"
         if any_discounted(plans)
-        else "Cost by category (USD)"
+        else f"Cost by category ({currency})"
     )
     first_cat = row
     for category in CostCategory:
@@ -139,13 +141,13 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         )
     last_cat = row - 1
     credit_pv_row = each(
-        "Less residual credit (USD, present value)"
+        f"Less residual credit ({currency}, present value)"
         if any_discounted(plans)
-        else "Less residual credit (USD)",
+        else f"Less residual credit ({currency})",
         [_money(p, _credit_pv(p)) for p in plans],
         Style.MONEY,
     )
-    r = label("Total cost = categories − credit (USD; check against total cost)")
+    r = label(f"Total cost = categories − credit ({currency}; check against total cost)")
     for j, plan in enumerate(plans):
         if plan.status.has_plan:
             col = column_letter(j + 1)
@@ -209,8 +211,8 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
 
     section("Savings against simple alternatives (total cost of the alternative − this plan)")
     for name in BASELINE_NAMES:
-        cost_row = label(f"{name}: total cost (USD)")
-        saving_row = label(f"{name}: saving (USD)")
+        cost_row = label(f"{name}: total cost ({currency})")
+        saving_row = label(f"{name}: saving ({currency})")
         pct_row = label(f"{name}: saving (% of the alternative)")
         for j, plan in enumerate(plans):
             baseline = run.baselines.get(plan.name, {}).get(name)
@@ -263,7 +265,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
             if (s.constraint, s.month, s.unit) not in shadow_keys:
                 shadow_keys.append((s.constraint, s.month, s.unit))
     if shadow_keys:
-        section("Binding limits: USD saved by one more unit (shadow prices)")
+        section(f"Binding limits: {currency} saved by one more unit (shadow prices)")
         for constraint, month, unit in shadow_keys:
             where = f", month {month}" if month is not None else ""
             values = [
@@ -277,7 +279,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 )
                 for p in plans
             ]
-            each(f"{constraint}{where}: USD saved per one more {unit}", values, Style.MONEY)
+            each(f"{constraint}{where}: {currency} saved per one more {unit}", values, Style.MONEY)
 
     most = max((len(p.diagnostics) for p in plans), default=0)
     if most:
@@ -290,7 +292,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
 
     row += 1
     label(
-        "All money in USD. Blue figures on grey are computed from other cells (totals, "
+        f"All money in {currency}. Blue figures on grey are computed from other cells (totals, "
         "differences, savings); every other number is the solver's.",
         Style.NOTE,
     )
@@ -334,19 +336,23 @@ _CHART_ROWS = 16
 
 def _glance_block(sheet: SheetModel, run: RunResult) -> _Glance:
     """The first printed page: what to do, what it costs and saves, and the cash chart."""
+    currency = run.currency
     plans = run.plans
     sheet.text(1, 0, "At a glance", Style.SECTION)
     sheet.text(2, 0, "What to do", Style.LABEL)
-    sheet.text(3, 0, "Total cost (USD, after residual credit; as below)", Style.LABEL)
-    sheet.text(4, 0, "Capex: GPUs bought (USD, undiscounted)", Style.LABEL)
+    sheet.text(3, 0, f"Total cost ({currency}, after residual credit; as below)", Style.LABEL)
+    sheet.text(4, 0, f"Capex: GPUs bought ({currency}, undiscounted)", Style.LABEL)
     savings = {}
     for i, name in enumerate(BASELINE_NAMES):
         savings[name] = 5 + i
-        sheet.text(5 + i, 0, f"Saving against {name} (USD)", Style.LABEL)
+        sheet.text(5 + i, 0, f"Saving against {name} ({currency})", Style.LABEL)
     r = 5 + len(BASELINE_NAMES)
     sheet.text(r, 0, "Buying pays back against rent only from", Style.LABEL)
     sheet.text(
-        r + 1, 0, "Limits that hold the plan back (USD saved per one more unit)", Style.LABEL
+        r + 1,
+        0,
+        f"Limits that hold the plan back ({currency} saved per one more unit)",
+        Style.LABEL,
     )
     for j, plan in enumerate(plans):
         rent_only = _rent_only(run, plan)
@@ -363,6 +369,7 @@ def _glance_block(sheet: SheetModel, run: RunResult) -> _Glance:
 def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: int) -> None:
     """Cumulative cash by month, this plan and rent only, what the plan has saved so far,
     and the chart on page 1 that shows the saving (below zero until buying pays back)."""
+    currency = run.currency
     plans = run.plans
     months = max((p.scenario.horizon_months for p in plans), default=0)
     columns: dict[int, tuple[list[float], list[float]]] = {}
@@ -384,7 +391,9 @@ def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: i
     )
     starts = [first + i * (months + 2) for i in range(len(blocks))]
     for start, (what, _label) in zip(starts, blocks, strict=True):
-        sheet.text(start, 0, f"Cumulative cash by month, {what} (USD, undiscounted)", Style.SECTION)
+        sheet.text(
+            start, 0, f"Cumulative cash by month, {what} ({currency}, undiscounted)", Style.SECTION
+        )
         for t in range(months):
             sheet.number(start + 1 + t, 0, t + 1, Style.INTEGER)
     series = []
@@ -407,9 +416,9 @@ def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: i
     sheet.charts.append(
         Chart(
             kind="line",
-            title="Cash saved so far against renting everything (USD; below 0: not paid back yet)",
-            y_axis="USD saved so far",
-            y_format="$#,##0",
+            title=f"Cash saved so far against renting everything ({currency}; below 0: not paid back yet)",
+            y_axis=f"{currency} saved so far",
+            y_format=money_format(currency, 0),
             categories=(starts[2] + 1, 0, starts[2] + months, 0),
             series=tuple(series),
             anchor=(chart_row, 0),

@@ -177,7 +177,7 @@ def _run_highs(
     extra: dict[str, Any] = {}
     if settings.progress:
         kinds = highspy.cb.HighsCallbackType
-        extra["callbackTuple"] = (_Progress(), None)
+        extra["callbackTuple"] = (_Progress(settings.currency), None)
         extra["callbacksToActivate"] = [
             kinds.kCallbackMipInterrupt,
             kinds.kCallbackMipImprovingSolution,

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import pulp
 
+from optimizer.currency import money_text
 from optimizer.domain import Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.model.built import BuiltModel
@@ -109,7 +110,12 @@ def _plan_from_solution(
     money = money_of(s, d)
     diagnostics: list[str] = []
     # HiGHS's gap is (plan - bound) / plan: no plan can cost less than the bound.
-    floor = f"; no plan can cost less than ${run.bound:,.2f}" if run.bound is not None else ""
+    currency = s.assumptions.currency
+    floor = (
+        f"; no plan can cost less than {money_text(run.bound, currency)}"
+        if run.bound is not None
+        else ""
+    )
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
         diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
@@ -125,7 +131,9 @@ def _plan_from_solution(
     diagnostics += owed_after_horizon(s)
     assignments, idle = _assignments(s, d, money, built.estimates)
     if idle > 0.005:
-        diagnostics.append(f"${idle:,.2f} of idle capacity is not allocated to any workload")
+        diagnostics.append(
+            f"{money_text(idle, currency)} of idle capacity is not allocated to any workload"
+        )
     return Plan(
         scenario=s,
         status=run.status,
@@ -153,14 +161,16 @@ def owed_after_horizon(s: Scenario) -> list[str]:
     the plan pays its months inside the horizon; the rest is owed all the same."""
     H = s.assumptions.hours_per_month
     T = s.horizon_months
+    currency = s.assumptions.currency
     lines = []
     for r in s.fleet:
         owed = r.owed_after(T, H)
         if owed > 0 and r.months_left is not None:
             lines.append(
                 f"the existing reservation {r.label or r.source_id} ({r.count} {r.gpu} at "
-                f"${r.price:,.2f} per GPU-hour) has {r.months_left - T} months left after month "
-                f"{T}: ${owed:,.2f} still owed after the horizon, not in this plan's cost"
+                f"{money_text(r.price, currency)} per GPU-hour) has {r.months_left - T} months "
+                f"left after month {T}: {money_text(owed, currency)} still owed after the "
+                "horizon, not in this plan's cost"
             )
     return lines
 

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 import pulp
 
+from optimizer.currency import money_text
 from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.model.build import build_model
 from optimizer.model.built import ELASTIC_DEMAND, ELASTIC_LIMITS, BuiltModel
@@ -144,8 +145,8 @@ def explain_infeasible(
     ]
 
 
-def _money(x: float) -> str:
-    return f"${x:,.0f}" if abs(x - round(x)) < 0.005 else f"${x:,.2f}"
+def _money(x: float, currency: str) -> str:
+    return money_text(x, currency, 0 if abs(x - round(x)) < 0.005 else 2)
 
 
 def _number(x: float) -> str:
@@ -178,12 +179,15 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
 
     for budget in ("capex", "total"):
         if ("budget", budget) in short:
-            lines.append(f"{budget} budget short by {_money(short[('budget', budget)])}")
+            lines.append(
+                f"{budget} budget short by {_money(short[('budget', budget)], s.assumptions.currency)}"
+            )
     monthly = {int(str(key[2])): v for key, v in short.items() if key[:2] == ("budget", "monthly")}
     if monthly:
         top = max(monthly.values())
         same = top - min(monthly.values()) < 0.005
-        amount = _money(top) if same else f"up to {_money(top)}"
+        amount = _money(top, s.assumptions.currency)
+        amount = amount if same else f"up to {amount}"
         lines.append(f"monthly budget short by {amount} in {_months(list(monthly))}")
     if ("power",) in short:
         lines.append(f"power cap short by {short[('power',)] / 1000.0:,.1f} kW")

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Any
 
+from optimizer.currency import money_text
+
 PROGRESS_AFTER_S = 1.0
 
 
@@ -31,7 +33,8 @@ class ProgressLine:
     threads at once.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, currency: str) -> None:
+        self.currency = currency
         self.started = time.perf_counter()
         self.last = 0.0
         self._lock = threading.Lock()
@@ -44,7 +47,7 @@ class ProgressLine:
                 return False
             self.last = now
         has_plan = finite(plan)
-        best_text = f"${plan:,.2f}" if has_plan else "none yet"
+        best_text = money_text(plan, self.currency) if has_plan else "none yet"
         gap_text = "unknown"
         if has_plan and finite(bound):
             gap_text = f"{max(0.0, plan - bound) / max(abs(plan), 1e-9):.3%}"
@@ -59,8 +62,8 @@ class ProgressLine:
 class _Progress:
     """HiGHS's callback (through PuLP's ``callbackTuple``) feeding a :class:`ProgressLine`."""
 
-    def __init__(self) -> None:
-        self.line = ProgressLine()
+    def __init__(self, currency: str) -> None:
+        self.line = ProgressLine(currency)
 
     def __call__(self, _kind: Any, _message: str, data_out: Any, _data_in: Any, _user: Any) -> None:
         self.line.report(data_out.mip_primal_bound, data_out.mip_dual_bound)

@@ -66,7 +66,7 @@ class _Race:
         self.bounds: dict[str, float] = {}
         self._lock = threading.Lock()
         self._reported: dict[str, float] = {}
-        self.progress = ProgressLine() if settings.progress else None
+        self.progress = ProgressLine(settings.currency) if settings.progress else None
 
     def due(self, solver: str) -> bool:
         """Whether ``solver`` should report again (at most every REPORT_EVERY_S seconds)."""

@@ -90,7 +90,9 @@ def _run_scip(
     model = build_scip_model(problem, settings)
     limit_from_now(deadline, scip=model)
     if settings.progress:
-        model.includeEventhdlr(scip_watch(ProgressLine().report), "gpumix-watch", "progress")
+        model.includeEventhdlr(
+            scip_watch(ProgressLine(settings.currency).report), "gpumix-watch", "progress"
+        )
     model.optimizeNogil()
     status, plan, bound = scip_outcome(model)
     if status.has_plan:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from optimizer.currency import money_text
 from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
 from optimizer.results import Plan, ShadowPrice, SolverSettings
 from optimizer.solve.solver import solve_scenario
@@ -108,7 +109,10 @@ def _capex(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
         return
     step = dearest.price
     if s.budget_capex - _purchases(plan) < step:
-        unit = f"USD of budget_capex (step ${step:,.0f}, one {dearest.gpu} at its purchase price)"
+        unit = (
+            f"{s.assumptions.currency} of budget_capex (step {money_text(step, s.assumptions.currency, 0)},"
+            f" one {dearest.gpu} at its purchase price)"
+        )
         yield RaisedLimit(
             "budget_capex", None, step, unit, replace(s, budget_capex=s.budget_capex + step)
         )
@@ -126,7 +130,8 @@ def _total(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
             return
         step, what = month
     if s.budget_total - plan.cash_out < step:
-        unit = f"USD of budget_total (step ${step:,.0f}, {what})"
+        currency = s.assumptions.currency
+        unit = f"{currency} of budget_total (step {money_text(step, currency, 0)}, {what})"
         yield RaisedLimit(
             "budget_total", None, step, unit, replace(s, budget_total=s.budget_total + step)
         )
@@ -142,8 +147,10 @@ def _monthly(s: Scenario, plan: Plan) -> Iterator[RaisedLimit]:
     binding = [m.month for m in plan.cash_flow if s.budget_monthly - m.opex < step]
     if binding:
         months = ", ".join(str(m) for m in binding)
+        currency = s.assumptions.currency
         unit = (
-            f"USD of budget_monthly, raised in every month (step ${step:,.0f} a month, "
+            f"{currency} of budget_monthly, raised in every month"
+            f" (step {money_text(step, currency, 0)} a month, "
             f"{what}); binds in month{'s' if len(binding) > 1 else ''} {months}"
         )
         yield RaisedLimit(

@@ -48,6 +48,7 @@ def solve_scenario(
 
         estimates = estimate_pairs(scenario)
     options = tuple(estimates)
+    settings = replace(settings, currency=scenario.assumptions.currency)  # for progress lines
 
     unplannable = diagnose.unplannable_workloads(scenario, options)
     if unplannable:

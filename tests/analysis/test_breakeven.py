@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -482,3 +483,23 @@ def test_the_chart_lines_cross_where_the_table_says_for_every_option(tmp_path: P
     with zipfile.ZipFile(path) as archive:
         charts = [n for n in archive.namelist() if n.startswith("xl/charts/chart")]
     assert len(charts) == 6
+
+
+def test_table_and_workbook_label_money_in_the_workbooks_currency(tmp_path: Path) -> None:
+    usd_scenario = _guide_scenario()
+    s = replace(usd_scenario, assumptions=replace(usd_scenario.assumptions, currency="EUR"))
+    rows = breakeven_rows(s, 0.6)
+    eur, usd = format_breakeven_table(rows, s), format_breakeven_table(rows, usd_scenario)
+    assert eur == usd.replace("USD", "EUR")  # the same figures: nothing converted
+    assert "rent (EUR/h)" in eur.splitlines()[0]
+    path = tmp_path / "breakeven.xlsx"
+    write_breakeven_workbook(path, rows, s)
+    texts = [
+        c.value
+        for sheet in openpyxl.load_workbook(path)
+        for row in sheet.iter_rows()
+        for c in row
+        if isinstance(c.value, str)
+    ]
+    assert "rent (EUR/GPU-hour)" in texts
+    assert not any("USD" in t or "$" in t for t in texts)

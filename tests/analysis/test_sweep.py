@@ -679,3 +679,23 @@ def test_pool_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     for pid in survivors:  # clean up before failing
         os.kill(pid, signal.SIGKILL)
     assert survivors == []
+
+
+def test_a_eur_sweep_labels_its_money_eur_and_keeps_the_numbers(tmp_path: Path) -> None:
+    base = rent_vs_buy()
+    eur = replace(base, assumptions=replace(base.assumptions, currency="EUR"))
+    result = run_sweep(eur, _od_sweep(), SETTINGS, jobs=1, solve=hand_solve)
+    (sentence,) = describe_flips(result)
+    assert sentence == (
+        "buying H100 stops paying when its on-demand price falls below EUR 2.855/h "
+        "(± EUR 0.004/h): between EUR 2.852/h and EUR 2.859/h the plan switches from renting "
+        "H100 on demand to buying 1 H100"
+    )
+    path = tmp_path / "sweep.xlsx"
+    write_sweep_workbook(path, result)
+    book = _read(path)
+    header = _rows(book["Variants"])[0]
+    assert header[1] == "price:H100:on_demand (EUR per GPU-hour)"
+    assert header[3] == "total cost (EUR)"
+    texts = [c for sheet in book for row in _rows(sheet) for c in row if isinstance(c, str)]
+    assert not any("USD" in t or "$" in t for t in texts)

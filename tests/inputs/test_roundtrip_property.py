@@ -185,6 +185,8 @@ def _assumptions(draw: st.DrawFn) -> list[dict[str, Any]]:
             value: Any = draw(st.booleans())
         elif declared.column_type is ColumnType.CHOICE:
             value = draw(st.sampled_from(declared.allowed))
+        elif declared.label:  # currency: a short label, read back as text
+            value = draw(st.sampled_from(["EUR", "€", "CHF", "R$", "ABCDEFGH"]))
         elif declared.at_most_one or declared.fraction:
             value = draw(_FRACTION)
         else:

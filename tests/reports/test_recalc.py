@@ -19,13 +19,14 @@ import pytest
 import xlsxwriter
 
 from optimizer.check.baselines import solve_baselines
+from optimizer.currency import money_format
 from optimizer.domain import CostCategory, Scenario
 from optimizer.reports.compare import write_comparison
 from optimizer.reports.in_place import write_in_place
 from optimizer.reports.report_json import plan_to_dict
 from optimizer.reports.result_workbook import write_result_workbook
 from optimizer.reports.sheet_names import scenario_sheet_names
-from optimizer.results import RunResult, SolverSettings
+from optimizer.results import Plan, RunResult, SolverSettings
 from tests.builders import gpu, l40s, offer, scenario, with_assumptions, workload
 from tests.checked import solve_checked
 from tests.fake_plans import fake_plan, fake_run, infeasible_plan
@@ -73,6 +74,10 @@ class Recalculated:
     run: RunResult | None
 
 
+def _in_currency(plan: Plan, currency: str) -> Plan:
+    return replace(plan, scenario=with_assumptions(plan.scenario, currency=currency))
+
+
 @pytest.fixture(scope="module")
 def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Recalculated]:
     folder = tmp_path_factory.mktemp("written")
@@ -92,12 +97,18 @@ def books(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Recalculated]:
     fake = fake_run(
         fake_plan("base"), fake_plan(EVIL, chat=EVIL, scale=2.0), infeasible_plan("tight")
     )
+    # A currency label with a quote: the cells' number format escapes it (model v2 §E).
+    labelled = fake_run(
+        *(_in_currency(p, 'R"€') for p in (fake_plan("base"), infeasible_plan("tight")))
+    )
     runs: dict[str, RunResult | None] = {
         "real.xlsx": real,
         "fake.xlsx": fake,
         "comparison.xlsx": None,
+        "currency.xlsx": labelled,
     }
     write_result_workbook(folder / "real.xlsx", real)
+    write_result_workbook(folder / "currency.xlsx", labelled)
     write_result_workbook(folder / "fake.xlsx", fake)
     write_comparison(folder / "comparison.xlsx", [base, pv, infeasible_plan("tight")])
     inplace = folder / "inplace.xlsx"
@@ -129,7 +140,9 @@ def test_libreoffice_really_recalculated(books: dict[str, Recalculated]) -> None
     )
 
 
-@pytest.mark.parametrize("name", ["real.xlsx", "fake.xlsx", "comparison.xlsx", "inplace.xlsx"])
+@pytest.mark.parametrize(
+    "name", ["real.xlsx", "fake.xlsx", "comparison.xlsx", "inplace.xlsx", "currency.xlsx"]
+)
 def test_every_formula_recalculates_to_its_cached_value(
     books: dict[str, Recalculated], name: str
 ) -> None:
@@ -161,7 +174,9 @@ def test_every_formula_recalculates_to_its_cached_value(
     assert checked >= (2 if name == "inplace.xlsx" else 6)  # the user's 2, or ours
 
 
-@pytest.mark.parametrize("name", ["real.xlsx", "fake.xlsx", "comparison.xlsx", "inplace.xlsx"])
+@pytest.mark.parametrize(
+    "name", ["real.xlsx", "fake.xlsx", "comparison.xlsx", "inplace.xlsx", "currency.xlsx"]
+)
 def test_no_cell_holds_an_error_value(books: dict[str, Recalculated], name: str) -> None:
     after = openpyxl.load_workbook(books[name].recalculated, data_only=True)
     for ws in after.worksheets:
@@ -295,3 +310,19 @@ def test_formula_like_user_text_is_still_text_after_recalculation(
         assert found, name
         for title, coordinate in found:
             assert after[title][coordinate].data_type == "s", (name, title, coordinate)
+
+
+def test_money_cells_keep_the_currency_label_after_recalculation(
+    books: dict[str, Recalculated],
+) -> None:
+    before = openpyxl.load_workbook(books["currency.xlsx"].written)["Summary"]
+    after = openpyxl.load_workbook(books["currency.xlsx"].recalculated, data_only=True)["Summary"]
+    money = [
+        c.coordinate
+        for row in before.iter_rows()
+        for c in row
+        if c.number_format == money_format('R"€') and isinstance(c.value, int | float | str)
+    ]
+    assert len(money) > 10
+    for coordinate in money:
+        assert "€" in after[coordinate].number_format, (coordinate, after[coordinate].number_format)

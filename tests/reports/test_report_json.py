@@ -30,6 +30,7 @@ ASSIGNMENT_KEYS = {
 }
 SCENARIO_KEYS = [
     "scenario",
+    "currency",
     "status",
     "total_cost",
     "cash_out",

@@ -16,7 +16,7 @@ import pytest
 from openpyxl.worksheet.worksheet import Worksheet
 
 from optimizer.domain import Scenario
-from optimizer.reports.assignments_sheet import HEADERS as ASSIGNMENT_HEADERS
+from optimizer.reports.assignments_sheet import assignment_headers
 from optimizer.reports.places_sheet import NO_PLACES, PLACES_HEADERS, slots_text
 from optimizer.reports.report_json import run_to_json
 from optimizer.reports.result_shared import place_label
@@ -108,7 +108,7 @@ def test_assignments_show_place_offer_widths_replicas_and_load(tmp_path: Path) -
     path = _write(tmp_path, fake_run(plan))
     ws = openpyxl.load_workbook(path, data_only=True)["base Assignments"]
     header = next(ws.iter_rows(max_row=1, values_only=True))
-    assert header == ASSIGNMENT_HEADERS
+    assert header == assignment_headers("USD")
     assert header[2:9] == (
         "Place",
         "Offer",

@@ -369,14 +369,17 @@ class _FakeProgress:
     mip_dual_bound = 12_345.678 * (1 - 0.0123)
 
 
-def test_progress_goes_to_stderr_after_a_second(capsys: pytest.CaptureFixture[str]) -> None:
-    progress = _Progress()
+@pytest.mark.parametrize(("currency", "best"), [("USD", "$12,345.68"), ("EUR", "EUR 12,345.68")])
+def test_progress_goes_to_stderr_after_a_second(
+    capsys: pytest.CaptureFixture[str], currency: str, best: str
+) -> None:
+    progress = _Progress(currency)
     progress(None, "", _FakeProgress(), None, None)  # at once: quiet
     progress.line.started -= 5.0  # as if five seconds had passed
     progress(None, "", _FakeProgress(), None, None)
     out, err = capsys.readouterr()
     assert out == ""
-    assert "best plan $12,345.68  proven gap 1.230%" in err
+    assert f"best plan {best}  proven gap 1.230%" in err
     assert err.count("\n") == 1
 
 
