@@ -21,6 +21,7 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
+from optimizer.cli_alternatives import _cmd_alternatives
 from optimizer.cli_parser import _build_parser
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
@@ -429,6 +430,7 @@ _COMMANDS = {
     "template": _cmd_template,
     "breakeven": _cmd_breakeven,
     "sweep": _cmd_sweep,
+    "alternatives": _cmd_alternatives,
 }
 
 

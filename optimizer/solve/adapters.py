@@ -169,9 +169,17 @@ def assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
 
 
 def _run_highs(
-    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+    problem: pulp.LpProblem,
+    settings: SolverSettings,
+    started: float,
+    deadline: float | None,
+    start: dict[str, float] | None = None,
 ) -> SolverRun:
-    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
+    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info.
+
+    ``start`` (variable name -> value, any subset) is handed to HiGHS as a
+    first plan; HiGHS completes the variables it leaves out.
+    """
     import highspy
 
     extra: dict[str, Any] = {}
@@ -187,6 +195,8 @@ def _run_highs(
     solver.buildSolverModel(problem)
     highs = problem.solverModel
     limit_from_now(deadline, highs=highs)
+    if start:
+        _set_start(problem, highs, start)
     highs.run()
     integers = _has_integers(problem)
     outcome = highs_outcome(highs, integers)
@@ -209,6 +219,16 @@ def _run_highs(
         message=_message(status, "HiGHS", settings, outcome.raw),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
+
+
+def _set_start(problem: pulp.LpProblem, highs: Any, start: dict[str, float]) -> None:
+    """Hand HiGHS a (partial) first plan by variable name."""
+    import numpy as np
+
+    given = [(v.index, start[v.name]) for v in problem.variables() if v.name in start]
+    index = np.array([i for i, _ in given], dtype=np.int32)
+    value = np.array([x for _, x in given], dtype=np.float64)
+    highs.setSolution(len(given), index, value)
 
 
 def _run_cbc(
