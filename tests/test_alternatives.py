@@ -358,3 +358,47 @@ def test_a_scenario_with_no_plan_gives_no_alternatives() -> None:
     )
     assert not result.optimum.status.has_plan
     assert result.alternatives == ()
+
+
+def test_the_methodology_worked_example() -> None:
+    """docs/methodology.md, section 5.3: two types, one month, slack 25 %."""
+    s = scenario(
+        [gpu("A", tdp_w=700.0, max_per_node=4), gpu("B", tdp_w=400.0, max_per_node=4)],
+        [
+            offer("A", "buy", 120.0),
+            offer("A", "on_demand", 1.50),
+            offer("B", "buy", 110.0),
+            offer("B", "on_demand", 0.95),
+        ],
+        [workload("chat", "realtime_inference", tokens_per_second=1000.0, min_replicas=1)],
+        assumptions=Assumptions(
+            hours_per_month=H,
+            electricity_per_kwh=0.0,
+            pue=1.25,
+            maintenance_per_year=0.0,
+            residual_value="none",
+            target_load=1.0,
+        ),
+        horizon_months=1,
+    )
+    estimates = (serving_estimate("A", 500.0), serving_estimate("B", 400.0))
+    result = run_alternatives(s, SETTINGS, list(Goal), 0.25, jobs=1, estimates=estimates)
+    assert result.optimum.total_cost == pytest.approx(240.0)
+    assert result.cost_limit == pytest.approx(300.0)
+    got = {a.goal: (a.plan.total_cost, a.goal_value) for a in result.alternatives}
+    assert got == {
+        Goal.LEAST_CAPEX: (pytest.approx(285.0), pytest.approx(0.0)),
+        Goal.LEAST_RENT: (pytest.approx(240.0), pytest.approx(0.0)),
+        Goal.FEWEST_TYPES: (pytest.approx(240.0), pytest.approx(1.0)),
+        Goal.FEWEST_GPUS: (pytest.approx(240.0), pytest.approx(2.0)),
+        Goal.MOST_OWNED: (pytest.approx(240.0), pytest.approx(0.0)),
+        Goal.LEAST_POWER: (pytest.approx(285.0), pytest.approx(0.0)),
+    }
+    assert result.optimum_goal_values[Goal.LEAST_POWER] == pytest.approx(1.75)
+    from optimizer.analysis.alternative_words import describe_change
+
+    capex = result.alternatives[0].plan
+    assert describe_change(result.optimum, capex) == (
+        "buys 0 A instead of 2; rents 300 B GPU-hours instead of 0: +18.8% cost (+USD 45), "
+        "capex −USD 240, opex +USD 285"
+    )
