@@ -66,6 +66,14 @@ def serving_estimate(g: str, capacity: float) -> PairEstimate:
     )
 
 
+def serving_assumptions(**kw: float) -> Assumptions:
+    """Months of H hours, PUE 1.25, no residual value (every GPU held costs money)."""
+    base: dict[str, object] = dict(
+        hours_per_month=H, pue=1.25, residual_value="none", max_utilization=1.0, target_load=1.0
+    )
+    return Assumptions(**{**base, **kw})  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Case:
     scenario: Scenario
@@ -96,15 +104,10 @@ def tiny_case(seed: int) -> Case:
                 min_replicas=rng.choice([1, 2]),
             )
         ],
-        assumptions=Assumptions(
-            hours_per_month=H,
+        assumptions=serving_assumptions(
             electricity_per_kwh=rng.choice([0.0, 0.2]),
-            pue=1.25,
             idle_power_fraction=0.1,
             maintenance_per_year=0.12,
-            residual_value="none",
-            max_utilization=1.0,
-            target_load=1.0,
         ),
         horizon_months=months,
     )
@@ -371,14 +374,7 @@ def test_the_methodology_worked_example() -> None:
             offer("B", "on_demand", 0.95),
         ],
         [workload("chat", "realtime_inference", tokens_per_second=1000.0, min_replicas=1)],
-        assumptions=Assumptions(
-            hours_per_month=H,
-            electricity_per_kwh=0.0,
-            pue=1.25,
-            maintenance_per_year=0.0,
-            residual_value="none",
-            target_load=1.0,
-        ),
+        assumptions=serving_assumptions(electricity_per_kwh=0.0, maintenance_per_year=0.0),
         horizon_months=1,
     )
     estimates = (serving_estimate("A", 500.0), serving_estimate("B", 400.0))
@@ -402,3 +398,25 @@ def test_the_methodology_worked_example() -> None:
         "buys 0 A instead of 2; rents 300 B GPU-hours instead of 0: +18.8% cost (+USD 45), "
         "capex −USD 240, opex +USD 285"
     )
+
+
+def test_the_command_writes_the_workbook_and_prints_json_or_one_line_per_alternative(
+    tmp_path, write_workbook, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    source = write_workbook()
+    out = tmp_path / "alt.xlsx"
+    goals = ["--goal", "least_capex", "--goal", "fewest_types"]
+    args = ["alternatives", str(source), "--scenario", "eu", *goals, "--output", str(out)]
+    assert main([*args, "--json", "--jobs", "1"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert [a["goal"] for a in doc["alternatives"]] == ["least_capex", "fewest_types"]
+    assert all(a["status"] == "optimal" for a in doc["alternatives"])
+    limit = (1 + 0.02) * doc["optimum"]["total_cost"]
+    assert all(a["total_cost"] <= limit + HALF_CENT for a in doc["alternatives"])
+    assert load_workbook(out).sheetnames == ["Alternatives"]
+    assert main([*args, "--jobs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("eu: optimal, total cost $")
+    assert [line.split(":")[0] for line in lines[1:3]] == ["  least_capex", "  fewest_types"]
+    assert lines[3] == f"wrote {out}"

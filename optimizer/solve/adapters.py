@@ -203,6 +203,11 @@ def _run_highs(
     status = outcome.status
     if status.has_plan:
         assign_highs_values(problem, highs)
+        if start and not _objective_agrees(problem, outcome.plan):
+            # HiGHS 1.16, given a first plan, can report it "optimal" at a cost
+            # that is not its cost (seen where presolve empties a small model):
+            # solve again without it, within what is left of the limit.
+            return _run_highs(problem, settings, started, deadline)
     seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
     gap: float | None = None
@@ -219,6 +224,14 @@ def _run_highs(
         message=_message(status, "HiGHS", settings, outcome.raw),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
+
+
+def _objective_agrees(problem: pulp.LpProblem, reported: float | None) -> bool:
+    """HiGHS's objective value equals the objective recomputed at the plan it returned."""
+    value = pulp.value(problem.objective)
+    if reported is None or value is None:
+        return False
+    return abs(float(value) - reported) <= 1e-6 * max(1.0, abs(reported))
 
 
 def _set_start(problem: pulp.LpProblem, highs: Any, start: dict[str, float]) -> None:
