@@ -106,13 +106,22 @@ def run_alternatives(
             f"the optimum was not proven (status {optimum.status.value}, gap {gap}): the slack "
             "is measured from the best plan found, and a cheaper plan may exist"
         )
+    if settings.gap > 0:
+        diagnostics.append(
+            f"the optimum is proven only to within --gap {settings.gap:g}: the slack is "
+            "measured from that plan, and a cheaper plan may exist"
+        )
     workers, worker_settings = _workers(settings, len(goals), jobs)
-    tasks = [(scenario, estimates, worker_settings, goal, limit, start) for goal in goals]
+    tasks = [
+        (scenario, estimates, worker_settings, goal, limit, start, values[goal]) for goal in goals
+    ]
     from optimizer.analysis.executors import open_executor, run_in_order
 
     with open_executor(jobs=workers, tasks=len(tasks)) as executor:
         solved: list[AlternativeSolve] = run_in_order(executor, solve_alternative, tasks)
-    alternatives = tuple(_checked(scenario, estimates, one, optimum_total, slack) for one in solved)
+    alternatives = tuple(
+        _checked(scenario, estimates, one, optimum, optimum_total, slack) for one in solved
+    )
     return AlternativesResult(
         scenario=scenario,
         slack=slack,
@@ -148,11 +157,16 @@ def _checked(
     scenario: Scenario,
     estimates: tuple[PairEstimate, ...],
     one: AlternativeSolve,
+    optimum: Plan,
     optimum_total: float,
     slack: float,
 ) -> Alternative:
     """The independent check of one alternative, its cost against the slack included."""
-    plan = one.plan
+    if one.plan is None:
+        note = "the cheapest plan is already best for this goal within the slack"
+        plan = replace(optimum, diagnostics=(note, *optimum.diagnostics))
+    else:
+        plan = one.plan
     if plan.status.has_plan:
         report = check_plan(scenario, plan, estimates)
         violations = [

@@ -89,7 +89,10 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
         row += 1
     row += 1
     sheet.text(
-        row, 0, "Each goal's value (the column's own goal is the one it pushes)", Style.SECTION
+        row,
+        0,
+        "Each goal's value (lower is better for every goal; each column pushes its own)",
+        Style.SECTION,
     )
     row += 1
     for goal, info in GOALS.items():

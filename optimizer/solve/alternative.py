@@ -38,7 +38,7 @@ class AlternativeSolve:
     """A goal's plan and how its two solves went."""
 
     goal: Goal
-    plan: Plan
+    plan: Plan | None  # None: the cheapest plan is already best for the goal (no second solve)
     goal_bound: float | None  # the goal's value in the model at the first solve's plan
     goal_status: SolveStatus  # of the first solve (the goal's own optimum)
     goal_gap: float | None  # proven relative gap of the goal (first solve)
@@ -52,6 +52,7 @@ def solve_alternative(
     goal: Goal,
     cost_limit: float,
     start: dict[str, float] | None = None,
+    optimum_goal: float | None = None,
 ) -> AlternativeSolve:
     """The plan best for ``goal`` among those costing at most ``cost_limit``, cheapest among ties.
 
@@ -59,6 +60,9 @@ def solve_alternative(
     slack, handed to HiGHS as its first plan. Without it HiGHS may search a
     long time for any plan under the cost cap (on the bundled example: none
     in 40 s for four goals of six). ``auto`` therefore means HiGHS here.
+    ``optimum_goal`` is the cheapest plan's value of the goal: when the first
+    solve proves nothing better, that plan is the answer (it is the cheapest
+    of all) and the second solve is skipped (``plan`` None).
     """
     begun = time.perf_counter()
     deadline = None if settings.time_limit is None else begun + settings.time_limit
@@ -82,6 +86,13 @@ def solve_alternative(
     if GOALS[goal].whole:
         reached = float(round(reached))
     cap = reached + GOAL_TOLERANCE * max(1.0, abs(reached))
+    if (
+        first.status is SolveStatus.OPTIMAL
+        and optimum_goal is not None
+        and optimum_goal <= reached + GOAL_TOLERANCE * max(1.0, abs(reached))
+    ):
+        seconds = time.perf_counter() - begun
+        return AlternativeSolve(goal, None, reached, first.status, first.gap, seconds)
     built.add_row(FAMILY, ("goal",), list(goal_expr.items()), pulp.LpConstraintLE, cap)
     # The cost cap is redundant now (the first plan meets it and the cost is
     # minimised) and a tight row parallel to the objective slows the search
