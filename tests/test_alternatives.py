@@ -420,3 +420,15 @@ def test_the_command_writes_the_workbook_and_prints_json_or_one_line_per_alterna
     assert lines[0].startswith("eu: optimal, total cost $")
     assert [line.split(":")[0] for line in lines[1:3]] == ["  least_capex", "  fewest_types"]
     assert lines[3] == f"wrote {out}"
+
+
+def test_an_optimum_not_proven_exactly_is_said_so() -> None:
+    case = tiny_case(4)
+    loose = replace(SETTINGS, gap=0.5)
+    result = run_alternatives(
+        case.scenario, loose, [Goal.LEAST_CAPEX], 0.02, jobs=1, estimates=case.estimates
+    )
+    assert result.diagnostics == (
+        "the optimum is proven only to within --gap 0.5: the slack is measured from that "
+        "plan, and a cheaper plan may exist",
+    )
