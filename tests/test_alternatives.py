@@ -253,15 +253,17 @@ def test_a_plan_over_the_slack_becomes_an_error_result(monkeypatch: pytest.Monke
 
     real = alternative.add_cost_cap
     monkeypatch.setattr(alternative, "add_cost_cap", lambda built, limit: real(built, limit * 10))
-    case = tiny_case(3)
+    case = worked_example()  # buying is cheapest; buying nothing costs $285 against $240
     result = run_alternatives(
         case.scenario, SETTINGS, [Goal.LEAST_CAPEX], 0.0, jobs=1, estimates=case.estimates
     )
     alt = result.alternatives[0]
-    if alt.plan.status is SolveStatus.ERROR:
-        assert any(line.startswith("slack: ") for line in alt.plan.diagnostics)
-    else:  # the cheapest plan already buys nothing: nothing to overspend on
-        assert alt.goal_value == result.optimum_goal_values[Goal.LEAST_CAPEX]
+    assert alt.plan.status is SolveStatus.ERROR
+    assert alt.plan.total_cost is None and alt.goal_value is None
+    assert alt.plan.diagnostics[-1] == (
+        "slack: the alternative's total cost $285.00 exceeds (1 + 0) x the optimum's "
+        "$240.00 = $240.00"
+    )
 
 
 def _small_result() -> AlternativesResult:
@@ -363,8 +365,8 @@ def test_a_scenario_with_no_plan_gives_no_alternatives() -> None:
     assert result.alternatives == ()
 
 
-def test_the_methodology_worked_example() -> None:
-    """docs/methodology.md, section 5.3: two types, one month, slack 25 %."""
+def worked_example() -> Case:
+    """docs/methodology.md, section 5.3: two types, one month, one service."""
     s = scenario(
         [gpu("A", tdp_w=700.0, max_per_node=4), gpu("B", tdp_w=400.0, max_per_node=4)],
         [
@@ -377,7 +379,14 @@ def test_the_methodology_worked_example() -> None:
         assumptions=serving_assumptions(electricity_per_kwh=0.0, maintenance_per_year=0.0),
         horizon_months=1,
     )
-    estimates = (serving_estimate("A", 500.0), serving_estimate("B", 400.0))
+    capacity = {"A": 500.0, "B": 400.0}
+    return Case(s, tuple(serving_estimate(g, c) for g, c in capacity.items()), capacity)
+
+
+def test_the_methodology_worked_example() -> None:
+    """Slack 25 %: every figure section 5.3 states."""
+    case = worked_example()
+    s, estimates = case.scenario, case.estimates
     result = run_alternatives(s, SETTINGS, list(Goal), 0.25, jobs=1, estimates=estimates)
     assert result.optimum.total_cost == pytest.approx(240.0)
     assert result.cost_limit == pytest.approx(300.0)
