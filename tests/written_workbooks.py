@@ -1,7 +1,7 @@
 """Every result, comparison and in-place workbook the test suite writes, recorded.
 
 ``record_writers()`` (called by conftest.py before any test module imports a
-writer) wraps the writers so each file they write is remembered; the
+writer) wraps the three writers so each file they write is remembered; the
 last test module, ``test_zz_recalculate_everything.py``, recalculates all of
 them in LibreOffice and checks every formula against its cached value.
 """
@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import optimizer.analysis.alternatives_workbook
 import optimizer.reports.compare
 import optimizer.reports.in_place
 import optimizer.reports.result_workbook
@@ -65,11 +64,13 @@ def _recording(writer: Callable[..., None]) -> Callable[..., None]:
 
 
 def record_writers() -> None:
+    import optimizer.analysis.alternatives_workbook as alternatives
+
     for module, name in (
+        (alternatives, "write_alternatives_workbook"),
         (optimizer.reports.result_workbook, "write_result_workbook"),
         (optimizer.reports.compare, "write_comparison"),
         (optimizer.reports.in_place, "write_in_place"),
-        (optimizer.analysis.alternatives_workbook, "write_alternatives_workbook"),
     ):
         writer = getattr(module, name)
         if not getattr(writer, "__gpumix_recording__", False):
