@@ -21,7 +21,6 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
-from optimizer.cli_alternatives import _cmd_alternatives
 from optimizer.cli_parser import _build_parser
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
@@ -421,6 +420,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         print(terminal_text(sentence))
     print(terminal_text(f"wrote {written}"))
     return 0
+
+
+def _cmd_alternatives(args: argparse.Namespace) -> int:
+    # Its own module (optimizer.cli_alternatives), which uses this one's helpers.
+    from optimizer.cli_alternatives import run_alternatives_command
+
+    return run_alternatives_command(args)
 
 
 _COMMANDS = {

@@ -55,7 +55,7 @@ def _goals(names: Sequence[str]) -> list[Goal]:
     return [Goal(name) for name in dict.fromkeys(names)] or list(Goal)
 
 
-def _cmd_alternatives(args: argparse.Namespace) -> int:
+def run_alternatives_command(args: argparse.Namespace) -> int:
     from optimizer.analysis.alternatives import run_alternatives
     from optimizer.analysis.alternatives_workbook import (
         alternatives_json,
