@@ -419,6 +419,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_alternatives(args: argparse.Namespace) -> int:
+    # Its own module (optimizer.cli_alternatives), which uses this one's helpers.
+    from optimizer.cli_alternatives import run_alternatives_command
+
+    return run_alternatives_command(args)
+
+
 _COMMANDS = {
     "solve": _cmd_solve,
     "compare": _cmd_compare,
@@ -426,6 +433,7 @@ _COMMANDS = {
     "template": _cmd_template,
     "breakeven": _cmd_breakeven,
     "sweep": _cmd_sweep,
+    "alternatives": _cmd_alternatives,
 }
 
 

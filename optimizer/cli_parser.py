@@ -82,6 +82,49 @@ def _build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--jobs", type=int, metavar="N", help="scenarios solved at once")
     _add_solver_flags(compare)
 
+    alternatives = sub.add_parser(
+        "alternatives",
+        help="plans within a slack of the cheapest that push another goal (less capital, ...)",
+    )
+    alternatives.add_argument(
+        "input",
+        type=Path,
+        help="workbook (.xlsx) or scenario file (.yaml)",
+    )
+    alternatives.add_argument(
+        "--scenario", metavar="NAME", help="the scenario (default: the input's first)"
+    )
+    alternatives.add_argument(
+        "--slack",
+        type=str,
+        default="0.02",
+        metavar="FRACTION",
+        help="how much dearer than the cheapest plan an alternative may be "
+        "(default 0.02, i.e. 2 %%)",
+    )
+    alternatives.add_argument(
+        "--goal",
+        action="append",
+        default=[],
+        metavar="GOAL",
+        help="least_capex, least_rent, fewest_types, fewest_gpus, most_owned or least_power "
+        "(repeatable; default: all six)",
+    )
+    alternatives.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help="alternatives workbook (default: <input name>-alternatives.xlsx here)",
+    )
+    alternatives.add_argument(
+        "--json", action="store_true", help="print one JSON object on standard output"
+    )
+    alternatives.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    alternatives.add_argument(
+        "--jobs", type=int, metavar="N", help="goals solved at once (default: one per CPU)"
+    )
+    _add_solver_flags(alternatives)
+
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
     template.add_argument(

@@ -65,7 +65,10 @@ def _recording(writer: Callable[..., None]) -> Callable[..., None]:
 
 
 def record_writers() -> None:
+    import optimizer.analysis.alternatives_workbook as alternatives
+
     for module, name in (
+        (alternatives, "write_alternatives_workbook"),
         (optimizer.reports.result_workbook, "write_result_workbook"),
         (optimizer.reports.compare, "write_comparison"),
         (optimizer.reports.in_place, "write_in_place"),

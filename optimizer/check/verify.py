@@ -8,7 +8,8 @@ wrong number cannot reach a workbook even if the model had a bug.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from optimizer.domain import Scenario
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
@@ -18,27 +19,34 @@ def solve_and_verify(
     scenario: Scenario,
     settings: SolverSettings,
     estimates: Sequence[PairEstimate] | None = None,
+    on_solved: Callable[[Any], None] | None = None,
 ) -> Plan:
-    """``solve_scenario``, then the independent check; a rejected plan becomes an error."""
+    """``solve_scenario``, then the independent check; a rejected plan becomes an error.
+
+    ``on_solved`` is handed to ``solve_scenario`` (it sees the solved model).
+    """
     from optimizer.check.rules import check_plan
     from optimizer.solve.solver import solve_scenario
 
-    plan = solve_scenario(scenario, settings, estimates)
+    plan = solve_scenario(scenario, settings, estimates, on_solved)
     if not plan.status.has_plan:
         return plan
     report = check_plan(scenario, plan, estimates)
-    if not report.violations:
-        return plan
+    return rejected(plan, report.violations) if report.violations else plan
+
+
+def rejected(plan: Plan, violations: Sequence[str]) -> Plan:
+    """``plan`` turned into an ``error`` result that names the checker's findings."""
     # Nothing of a rejected plan may reach a writer: no money, no fleet, no decisions.
     return Plan.without_plan(
-        scenario,
+        plan.scenario,
         SolveStatus.ERROR,
         plan.options,
         (
             *plan.diagnostics,
             "internal check failed: the plan was not reported because the independent "
             "checker found these problems (please report this as a bug):",
-            *report.violations,
+            *violations,
         ),
         plan.solver,
     )

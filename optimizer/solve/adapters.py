@@ -169,9 +169,17 @@ def assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
 
 
 def _run_highs(
-    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+    problem: pulp.LpProblem,
+    settings: SolverSettings,
+    started: float,
+    deadline: float | None,
+    start: dict[str, float] | None = None,
 ) -> SolverRun:
-    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info."""
+    """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info.
+
+    ``start`` (variable name -> value, any subset) is handed to HiGHS as a
+    first plan; HiGHS completes the variables it leaves out.
+    """
     import highspy
 
     extra: dict[str, Any] = {}
@@ -187,12 +195,19 @@ def _run_highs(
     solver.buildSolverModel(problem)
     highs = problem.solverModel
     limit_from_now(deadline, highs=highs)
+    if start:
+        _set_start(problem, highs, start)
     highs.run()
     integers = _has_integers(problem)
     outcome = highs_outcome(highs, integers)
     status = outcome.status
     if status.has_plan:
         assign_highs_values(problem, highs)
+        if start and not _objective_agrees(problem, outcome.plan):
+            # HiGHS 1.16, given a first plan, can report it "optimal" at a cost
+            # that is not its cost (seen where presolve empties a small model):
+            # solve again without it, within what is left of the limit.
+            return _run_highs(problem, settings, started, deadline)
     seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
     gap: float | None = None
@@ -209,6 +224,24 @@ def _run_highs(
         message=_message(status, "HiGHS", settings, outcome.raw),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
+
+
+def _objective_agrees(problem: pulp.LpProblem, reported: float | None) -> bool:
+    """HiGHS's objective value equals the objective recomputed at the plan it returned."""
+    value = pulp.value(problem.objective)
+    if reported is None or value is None:
+        return False
+    return abs(float(value) - reported) <= 1e-6 * max(1.0, abs(reported))
+
+
+def _set_start(problem: pulp.LpProblem, highs: Any, start: dict[str, float]) -> None:
+    """Hand HiGHS a (partial) first plan by variable name."""
+    import numpy as np
+
+    given = [(v.index, start[v.name]) for v in problem.variables() if v.name in start]
+    index = np.array([i for i, _ in given], dtype=np.int32)
+    value = np.array([x for _, x in given], dtype=np.float64)
+    highs.setSolution(len(given), index, value)
 
 
 def _run_cbc(

@@ -40,8 +40,13 @@ def solve_scenario(
     scenario: Scenario,
     settings: SolverSettings,
     estimates: Sequence[PairEstimate] | None = None,
+    on_solved: Callable[[BuiltModel], None] | None = None,
 ) -> Plan:
-    """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility)."""
+    """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility).
+
+    ``on_solved`` sees the solved model when there is a plan (the
+    alternatives take the optimum's variable values from it as a first plan).
+    """
     begun = time.perf_counter()
     if estimates is None:
         from optimizer.estimate.pairs import estimate_pairs
@@ -83,17 +88,24 @@ def solve_scenario(
         return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, explained, info)
     if not run.status.has_plan:
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (run.message,), info)
+    if on_solved is not None:
+        on_solved(built)
     return _plan_from_solution(built, run, options, info, settings)
 
 
 def run_solver(
-    problem: pulp.LpProblem, settings: SolverSettings, deadline: float | None = None
+    problem: pulp.LpProblem,
+    settings: SolverSettings,
+    deadline: float | None = None,
+    start: dict[str, float] | None = None,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
     ``deadline`` (a ``time.perf_counter()`` value) is when the time limit
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
+    ``start`` (variable name -> value) is a first plan for HiGHS; other
+    solvers start without it.
     """
     started = time.perf_counter()
     if deadline is None and settings.time_limit is not None:
@@ -120,7 +132,7 @@ def run_solver(
         return run_commercial(problem, settings, started, deadline)
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
-    return _run_highs(problem, settings, started, deadline)
+    return _run_highs(problem, settings, started, deadline, start)
 
 
 def _cores_for_race(settings: SolverSettings) -> bool:

@@ -36,14 +36,35 @@ def opex_terms(built: BuiltModel, month: int) -> Terms:
         if g.has_servers:
             terms += built.server_terms(g.name, month, server_running_per_month(g, a))
     for o in built.offers:
-        if o.option is OfferOption.BUY:
-            if m := maintenance_per_month(o, a):
-                terms += built.owned_terms(o, month, m)
-        elif o.option is OfferOption.RESERVED:
-            terms += built.active_terms(o, month, o.price * H)
+        if o.option is OfferOption.BUY and (m := maintenance_per_month(o, a)):
+            terms += built.owned_terms(o, month, m)
+    return terms + provider_terms(built, month)
+
+
+def provider_terms(built: BuiltModel, month: int, hours: bool = False) -> Terms:
+    """Undiscounted cash paid to providers in ``month``: on-demand, spot and reserved.
+
+    ``hours``: the GPU-hours paid for instead of the cash (reserved GPUs count
+    ``hours_per_month`` each, used or not).
+    """
+    H = built.scenario.assumptions.hours_per_month
+    terms: Terms = []
+    for o in built.offers:
+        price = 1.0 if hours else o.price
+        if o.option is OfferOption.RESERVED:
+            terms += built.active_terms(o, month, price * H)
         elif (v := built.rent.get((o.offer_id, month))) is not None:
-            terms.append((v, o.price))
+            terms.append((v, price))
     return terms
+
+
+def capex_terms(built: BuiltModel) -> Terms:
+    """Every purchase over the horizon, undiscounted: GPUs x price + servers x node_price."""
+    price = {o.offer_id: o.price for o in built.offers}
+    capex: Terms = [(v, price[oid]) for (oid, _t), v in built.buy.items()]
+    return capex + [
+        (v, built.scenario.gpu(g).node_price) for (g, _t), v in built.server_buy.items()
+    ]
 
 
 def define_budgets_constraints(built: BuiltModel) -> None:
@@ -59,10 +80,8 @@ def define_budgets_constraints(built: BuiltModel) -> None:
     on the right, weighted per budget.
     """
     s = built.scenario
-    price = {o.offer_id: o.price for o in built.offers}
     # Sales never loosen a budget (model v2 §E): capex counts every purchase.
-    capex: Terms = [(v, price[oid]) for (oid, _t), v in built.buy.items()]
-    capex += [(v, s.gpu(g).node_price) for (g, _t), v in built.server_buy.items()]
+    capex = capex_terms(built)
 
     def limit(key: str, terms: Terms, rhs: float, month: int | None = None) -> None:
         short_key: Key = ("budget", key) if month is None else ("budget", key, month)

@@ -1,0 +1,188 @@
+"""Near-optimal alternatives (``gpumix alternatives``): plans within a slack of the optimum that push a goal.
+
+Solve the optimum (as ``gpumix solve`` does, checked), then for each goal the
+best plan for that goal among plans costing at most ``(1 + slack)`` x the
+optimum (:mod:`optimizer.solve.alternative`), side by side in spawned worker
+processes when cores allow (data goes to the workers, never a PuLP model).
+Every alternative is checked by the independent checker, which also confirms
+the slack from both plans' recomputed totals; a plan it rejects becomes an
+``error`` result naming the findings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from optimizer.analysis.goal_values import fleet_summary, goal_value
+from optimizer.check.rules import check_plan
+from optimizer.check.slack import slack_violations
+from optimizer.check.verify import rejected, solve_and_verify
+from optimizer.domain import Scenario
+from optimizer.model.goal_names import Goal
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve.alternative import AlternativeSolve, solve_alternative
+from optimizer.solve.cores import usable_cores
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One goal's plan, checked, with the goal's value recomputed from the plan."""
+
+    goal: Goal
+    plan: Plan
+    goal_value: float | None
+    goal_status: SolveStatus  # was the goal itself proven best (first solve)?
+    goal_gap: float | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class AlternativesResult:
+    """The optimum, each goal's alternative, and what a reader must know about both."""
+
+    scenario: Scenario
+    slack: float
+    optimum: Plan
+    optimum_goal_values: dict[Goal, float | None]
+    cost_limit: float | None  # (1 + slack) x the optimum's checked total
+    alternatives: tuple[Alternative, ...]
+    diagnostics: tuple[str, ...]
+    optimum_seconds: float
+    seconds: float  # the whole run, wall clock
+    workers: int
+
+
+def run_alternatives(
+    scenario: Scenario,
+    settings: SolverSettings,
+    goals: Sequence[Goal],
+    slack: float,
+    *,
+    jobs: int | None = None,
+    estimates: Sequence[PairEstimate] | None = None,
+) -> AlternativesResult:
+    """The optimum and one checked alternative per goal (in ``goals`` order).
+
+    ``estimates`` default to the estimator's (tests hand in their own).
+    """
+    from optimizer.estimate.pairs import estimate_pairs
+
+    begun = time.perf_counter()
+    estimates = tuple(estimate_pairs(scenario) if estimates is None else estimates)
+    start: dict[str, float] = {}
+
+    def keep_values(built: Any) -> None:
+        # The optimum's values: a first plan for every goal's solve (data, not the model).
+        start.update(
+            {v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None}
+        )
+
+    optimum = solve_and_verify(scenario, settings, estimates, keep_values)
+    optimum_seconds = time.perf_counter() - begun
+    values = {g: goal_value(optimum, g) for g in goals}
+    if not optimum.status.has_plan:
+        why = "no alternatives: the scenario has no plan to start from"
+        return AlternativesResult(
+            scenario,
+            slack,
+            optimum,
+            values,
+            None,
+            (),
+            (why,),
+            optimum_seconds,
+            time.perf_counter() - begun,
+            0,
+        )
+    optimum_total = check_plan(scenario, optimum, estimates).total_cost
+    limit = (1.0 + slack) * optimum_total
+    diagnostics: list[str] = []
+    if optimum.status is not SolveStatus.OPTIMAL or (optimum.gap or 0.0) > 0:
+        gap = "unknown" if optimum.gap is None else f"{optimum.gap:.3%}"
+        diagnostics.append(
+            f"the optimum was not proven (status {optimum.status.value}, gap {gap}): the slack "
+            "is measured from the best plan found, and a cheaper plan may exist"
+        )
+    if settings.gap > 0:
+        diagnostics.append(
+            f"the optimum is proven only to within --gap {settings.gap:g}: the slack is "
+            "measured from that plan, and a cheaper plan may exist"
+        )
+    workers, worker_settings = _workers(settings, len(goals), jobs)
+    tasks = [
+        (scenario, estimates, worker_settings, goal, limit, start, values[goal]) for goal in goals
+    ]
+    from optimizer.analysis.executors import open_executor, run_in_order
+
+    with open_executor(jobs=workers, tasks=len(tasks)) as executor:
+        solved: list[AlternativeSolve] = run_in_order(executor, solve_alternative, tasks)
+    alternatives = tuple(
+        _checked(scenario, estimates, one, optimum, optimum_total, slack) for one in solved
+    )
+    return AlternativesResult(
+        scenario=scenario,
+        slack=slack,
+        optimum=optimum,
+        optimum_goal_values=values,
+        cost_limit=limit,
+        alternatives=alternatives,
+        diagnostics=tuple(diagnostics),
+        optimum_seconds=optimum_seconds,
+        seconds=time.perf_counter() - begun,
+        workers=workers,
+    )
+
+
+def _workers(settings: SolverSettings, tasks: int, jobs: int | None) -> tuple[int, SolverSettings]:
+    """How many processes solve goals, and with what settings.
+
+    One solver thread per process when several run (``auto`` races two solvers
+    on two cores, so in parallel it becomes HiGHS alone); the solver's progress
+    lines are never printed (they would show goal values as dollars).
+    """
+    cores = usable_cores()
+    workers = jobs if jobs is not None else cores
+    workers = max(1, min(workers, tasks))
+    quiet = replace(settings, progress=False)
+    if workers == 1:
+        return 1, quiet
+    solver = "highs" if settings.solver == "auto" else settings.solver
+    return workers, replace(quiet, solver=solver, threads=1)
+
+
+def _checked(
+    scenario: Scenario,
+    estimates: tuple[PairEstimate, ...],
+    one: AlternativeSolve,
+    optimum: Plan,
+    optimum_total: float,
+    slack: float,
+) -> Alternative:
+    """The independent check of one alternative, its cost against the slack included."""
+    if one.plan is None:
+        note = "the cheapest plan is already best for this goal within the slack"
+        plan = replace(optimum, diagnostics=(note, *optimum.diagnostics))
+    else:
+        plan = one.plan
+    if plan.status.has_plan:
+        report = check_plan(scenario, plan, estimates)
+        violations = [
+            *report.violations,
+            *slack_violations(report.total_cost, optimum_total, slack),
+        ]
+        if violations:
+            plan = rejected(plan, violations)
+    return Alternative(
+        goal=one.goal,
+        plan=plan,
+        goal_value=goal_value(plan, one.goal),
+        goal_status=one.goal_status,
+        goal_gap=one.goal_gap,
+        seconds=one.seconds,
+    )
+
+
+__all__ = ["Alternative", "AlternativesResult", "fleet_summary", "run_alternatives"]

@@ -1,0 +1,117 @@
+"""``gpumix alternatives``: plans within a slack of the cheapest that push another goal.
+
+Parses ``--slack`` and ``--goal`` (usage errors exit 2), runs
+:func:`optimizer.analysis.alternatives.run_alternatives`, writes the workbook
+and prints one line per alternative (or the JSON). The shared command-line
+helpers live in ``optimizer.cli`` (imported when the command runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from optimizer.errors import InputError, Problem, terminal_text
+from optimizer.model.goal_names import Goal
+
+if TYPE_CHECKING:
+    from optimizer.analysis.alternatives import AlternativesResult
+
+
+def _slack(text: str) -> float:
+    """``--slack``: a number >= 0 (a fraction: 0.02 is 2 %)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value >= 0):
+        raise InputError(
+            Problem(
+                file="",
+                message="usage: --slack must be a number ≥ 0 (a fraction of the optimum: 0.02 is 2 %)",
+                value=text,
+            )
+        )
+    return value
+
+
+def _goals(names: Sequence[str]) -> list[Goal]:
+    """``--goal`` (repeatable): each one of the six; none given means all six, in their order."""
+    allowed = [g.value for g in Goal]
+    wrong = [name for name in names if name not in allowed]
+    if wrong:
+        raise InputError(
+            [
+                Problem(
+                    file="",
+                    message=f"usage: --goal must be one of {', '.join(allowed)}",
+                    value=name,
+                )
+                for name in wrong
+            ]
+        )
+    return [Goal(name) for name in dict.fromkeys(names)] or list(Goal)
+
+
+def run_alternatives_command(args: argparse.Namespace) -> int:
+    from optimizer.analysis.alternatives import run_alternatives
+    from optimizer.analysis.alternatives_workbook import (
+        alternatives_json,
+        write_alternatives_workbook,
+    )
+    from optimizer.cli import (
+        _check_jobs,
+        _count,
+        _default_output,
+        _one_scenario,
+        _output_path,
+        _plan_line,
+        _say,
+        _solver_settings,
+        _write,
+    )
+
+    slack = _slack(args.slack)
+    goals = _goals(args.goal)
+    _check_jobs(args.jobs)
+    quiet = args.quiet or args.json
+    scenario = _one_scenario(args.input, args.scenario)
+    written = _output_path(
+        args.output or _default_output(args.input, "alternatives"), scenario.source_files
+    )
+    settings = _solver_settings(args, progress=False)
+    _say(quiet, f"solving {scenario.name} and {_count(len(goals), 'alternative')} ...")
+    result = run_alternatives(scenario, settings, goals, slack, jobs=args.jobs)
+    _write(write_alternatives_workbook, written, result)
+    if args.json:
+        print(alternatives_json(result))
+    elif not args.quiet:
+        print(terminal_text(_plan_line(result.optimum)))
+        for line in _alternative_lines(result):
+            print(terminal_text(line))
+        print(terminal_text(f"wrote {written}"))
+    alternatives = [a.plan for a in result.alternatives]
+    return 0 if all(p.status.has_plan for p in [result.optimum, *alternatives]) else 1
+
+
+def _alternative_lines(result: AlternativesResult) -> list[str]:
+    """One line per alternative: its goal's value against the optimum's, then what changed."""
+    from optimizer.analysis.alternative_words import describe_change
+    from optimizer.model.goal_names import GOALS
+
+    lines = [*result.diagnostics]
+    for alt in result.alternatives:
+        info = GOALS[alt.goal]
+        if alt.goal_value is None:
+            lines.append(
+                f"  {alt.goal.value}: {alt.plan.status.value} — {'; '.join(alt.plan.diagnostics)}"
+            )
+            continue
+        before = result.optimum_goal_values.get(alt.goal) or 0.0
+        lines.append(
+            f"  {alt.goal.value}: {alt.goal_value:,.6g} {info.unit} (optimum {before:,.6g}), "
+            f"total ${alt.plan.total_cost or 0:,.2f} — {describe_change(result.optimum, alt.plan)}"
+        )
+    return lines

@@ -1,0 +1,130 @@
+"""One near-optimal alternative: the best plan for a goal within a cost limit, then the cheapest such.
+
+:func:`solve_alternative` takes data only (scenario, estimates, settings, the
+goal and the cost limit), so that a spawned worker process can run it; it
+builds the model itself and hands back a :class:`~optimizer.results.Plan`
+with the goal's figures, never a PuLP object.
+
+Two solves, lexicographic (chosen over a small cost weight on the goal,
+which would trade a little of the goal for cost by an amount that depends
+on the weight): (1) minimise the goal subject to ``total cost <= limit``;
+(2) fix the goal at what (1) reached (plus a tolerance the size of the
+solver's own), loosen the cost cap (redundant: (1)'s plan meets it) and
+minimise the total cost. The plan is (2)'s.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import pulp
+
+from optimizer.domain import Scenario
+from optimizer.model.build import build_model
+from optimizer.model.goal_names import GOALS, Goal
+from optimizer.model.goals import FAMILY, add_cost_cap, goal_start, goal_terms
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve.assemble import _plan_from_solution
+from optimizer.solve.solver import _solver_info, run_solver
+
+# How far above its optimum the goal may land in the tie-break solve: the
+# solver's feasibility tolerance, relative to the goal's size.
+GOAL_TOLERANCE = 1e-7
+
+
+@dataclass(frozen=True)
+class AlternativeSolve:
+    """A goal's plan and how its two solves went."""
+
+    goal: Goal
+    plan: Plan | None  # None: the cheapest plan is already best for the goal (no second solve)
+    goal_bound: float | None  # the goal's value in the model at the first solve's plan
+    goal_status: SolveStatus  # of the first solve (the goal's own optimum)
+    goal_gap: float | None  # proven relative gap of the goal (first solve)
+    seconds: float  # both solves, building included
+
+
+def solve_alternative(
+    scenario: Scenario,
+    estimates: tuple[PairEstimate, ...],
+    settings: SolverSettings,
+    goal: Goal,
+    cost_limit: float,
+    start: dict[str, float] | None = None,
+    optimum_goal: float | None = None,
+) -> AlternativeSolve:
+    """The plan best for ``goal`` among those costing at most ``cost_limit``, cheapest among ties.
+
+    ``start`` is the optimum's variable values by name: a plan within any
+    slack, handed to HiGHS as its first plan. Without it HiGHS may search a
+    long time for any plan under the cost cap (on the bundled example: none
+    in 40 s for four goals of six). ``auto`` therefore means HiGHS here.
+    ``optimum_goal`` is the cheapest plan's value of the goal: when the first
+    solve proves nothing better, that plan is the answer (it is the cheapest
+    of all) and the second solve is skipped (``plan`` None).
+    """
+    begun = time.perf_counter()
+    deadline = None if settings.time_limit is None else begun + settings.time_limit
+    # Progress lines would show goal values as USD.
+    quiet = replace(settings, progress=False)
+    if quiet.solver == "auto":
+        quiet = replace(quiet, solver="highs")
+    built = build_model(scenario, estimates)
+    cost = built.problem.objective
+    cap_row = add_cost_cap(built, cost_limit)
+    goal_expr = pulp.LpAffineExpression(goal_terms(built, goal))
+    built.problem.setObjective(goal_expr)
+    first_plan = dict(start or {})
+    first_plan.update(goal_start(built, goal))
+    first = run_solver(built.problem, quiet, deadline=deadline, start=first_plan)
+    if not first.status.has_plan:
+        why = first.message or f"no plan within the cost limit ({first.status.value})"
+        plan = Plan.without_plan(scenario, SolveStatus.ERROR, estimates, (why,), None)
+        return AlternativeSolve(goal, plan, None, first.status, None, time.perf_counter() - begun)
+    reached = float(pulp.value(goal_expr) or 0.0)
+    if GOALS[goal].whole:
+        reached = float(round(reached))
+    cap = reached + GOAL_TOLERANCE * max(1.0, abs(reached))
+    if (
+        first.status is SolveStatus.OPTIMAL
+        and optimum_goal is not None
+        and optimum_goal <= reached + GOAL_TOLERANCE * max(1.0, abs(reached))
+    ):
+        seconds = time.perf_counter() - begun
+        return AlternativeSolve(goal, None, reached, first.status, first.gap, seconds)
+    built.add_row(FAMILY, ("goal",), list(goal_expr.items()), pulp.LpConstraintLE, cap)
+    # The cost cap is redundant now (the first plan meets it and the cost is
+    # minimised) and a tight row parallel to the objective slows the search
+    # down (on the bundled example, three goals of six took over 40 s with
+    # it). PuLP 3 cannot drop a row without a deprecation warning: loosen it
+    # tenfold instead, so that it never binds.
+    cap_row.changeRHS(10.0 * (abs(cap_row.constant) + abs(cost_limit)) + 1.0)
+    built.problem.setObjective(cost)
+    reached_plan = {
+        v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None
+    }
+    second = run_solver(built.problem, quiet, deadline=deadline, start=reached_plan)
+    diagnostics: list[str] = []
+    run = second
+    if not second.status.has_plan:
+        # The first solve's plan is still in the variables (a failed run assigns none).
+        run = replace(first, gap=None)
+        diagnostics.append(
+            "the cheapest plan reaching this goal was not found in time; this plan reaches "
+            "the goal but may not be the cheapest that does"
+        )
+    info = _solver_info(built, run, 0.0)
+    plan = _plan_from_solution(built, run, estimates, info, quiet)
+    if first.status is SolveStatus.TIME_LIMIT:
+        gap = "unknown" if first.gap is None else f"{first.gap:.2%}"
+        diagnostics.append(f"the goal was not proven best: stopped at the time limit, gap {gap}")
+    plan = replace(plan, diagnostics=(*diagnostics, *plan.diagnostics))
+    return AlternativeSolve(
+        goal=goal,
+        plan=plan,
+        goal_bound=reached,
+        goal_status=first.status,
+        goal_gap=first.gap,
+        seconds=time.perf_counter() - begun,
+    )
