@@ -99,6 +99,7 @@ def run_alternatives_command(args: argparse.Namespace) -> int:
 def _alternative_lines(result: AlternativesResult) -> list[str]:
     """One line per alternative: its goal's value against the optimum's, then what changed."""
     from optimizer.analysis.alternative_words import describe_change
+    from optimizer.currency import money_text, unit_in
     from optimizer.model.goal_names import GOALS
 
     lines = [*result.diagnostics]
@@ -111,7 +112,8 @@ def _alternative_lines(result: AlternativesResult) -> list[str]:
             continue
         before = result.optimum_goal_values.get(alt.goal) or 0.0
         lines.append(
-            f"  {alt.goal.value}: {alt.goal_value:,.6g} {info.unit} (optimum {before:,.6g}), "
-            f"total ${alt.plan.total_cost or 0:,.2f} — {describe_change(result.optimum, alt.plan)}"
+            f"  {alt.goal.value}: {alt.goal_value:,.6g} {unit_in(info.unit, alt.plan.currency)} (optimum {before:,.6g}), "
+            f"total {money_text(alt.plan.total_cost or 0.0, alt.plan.currency)} — "
+            f"{describe_change(result.optimum, alt.plan)}"
         )
     return lines

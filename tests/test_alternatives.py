@@ -404,8 +404,8 @@ def test_the_methodology_worked_example() -> None:
 
     capex = result.alternatives[0].plan
     assert describe_change(result.optimum, capex) == (
-        "buys 0 A instead of 2; rents 300 B GPU-hours instead of 0: +18.8% cost (+USD 45), "
-        "capex −USD 240, opex +USD 285"
+        "buys 0 A instead of 2; rents 300 B GPU-hours instead of 0: +18.8% cost (+$45), "
+        "capex −$240, opex +$285"
     )
 
 
@@ -441,3 +441,29 @@ def test_an_optimum_not_proven_exactly_is_said_so() -> None:
         "the optimum is proven only to within --gap 0.5: the slack is measured from that "
         "plan, and a cheaper plan may exist",
     )
+
+
+def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
+    case = worked_example()
+    s = replace(case.scenario, assumptions=replace(case.scenario.assumptions, currency="EUR"))
+    result = run_alternatives(
+        s, SETTINGS, [Goal.LEAST_CAPEX], 0.25, jobs=1, estimates=case.estimates
+    )
+    from optimizer.analysis.alternative_words import describe_change
+
+    assert describe_change(result.optimum, result.alternatives[0].plan) == (
+        "buys 0 A instead of 2; rents 300 B GPU-hours instead of 0: +18.8% cost (+EUR 45), "
+        "capex −EUR 240, opex +EUR 285"
+    )
+    assert slack_violations(102.01, 100.0, 0.02, "EUR") == [
+        "slack: the alternative's total cost EUR 102.01 exceeds (1 + 0.02) x the optimum's "
+        "EUR 100.00 = EUR 102.00"
+    ]
+    path = tmp_path / "alt.xlsx"
+    write_alternatives_workbook(path, result)
+    sheet = load_workbook(path)["Alternatives"]
+    labels = [row[0].value for row in sheet.iter_rows() if isinstance(row[0].value, str)]
+    assert "Total cost (EUR; the objective)" in labels
+    assert not any("USD" in label or "$" in label for label in labels)
+    money = next(r for r in sheet.iter_rows() if r[0].value == "Total cost (EUR; the objective)")
+    assert '"EUR "' in money[1].number_format

@@ -1,13 +1,14 @@
 """What an alternative changes against the optimum, in one sentence finance can read.
 
 "buys 16 H100 instead of 8; reserves up to 0 A100 at once instead of 32:
-+1.4 % cost (+USD 2,300), capex +USD 200,000, opex -USD 118,000". Figures
++1.4 % cost (+$2,300), capex +$200,000, opex −$118,000" (in the plan's currency). Figures
 come from :mod:`optimizer.analysis.goal_values` (recomputed from the plans).
 """
 
 from __future__ import annotations
 
 from optimizer.analysis.goal_values import TypeFleet, capex_of, fleet_summary
+from optimizer.currency import money_text
 from optimizer.results import Plan
 
 
@@ -16,9 +17,10 @@ def opex_of(plan: Plan) -> float:
     return (plan.cash_out or 0.0) - capex_of(plan)
 
 
-def _usd(amount: float, currency: str = "USD") -> str:
+def _signed(amount: float, currency: str) -> str:
+    """``+$2,300`` or ``−EUR 118,000``: a difference, whole units, in the plan's currency."""
     sign = "+" if amount > 0 else "−" if amount < 0 else "±"
-    return f"{sign}{currency} {abs(amount):,.0f}"
+    return sign + money_text(abs(amount), currency, decimals=0)
 
 
 def _changes(base: dict[str, TypeFleet], other: dict[str, TypeFleet]) -> list[str]:
@@ -48,10 +50,11 @@ def describe_change(optimum: Plan, alternative: Plan) -> str:
     changes = _changes(base, other)
     total, best = alternative.total_cost or 0.0, optimum.total_cost or 0.0
     share = (total - best) / best if best else 0.0
+    currency = optimum.currency
     money = (
-        f"{share:+.1%} cost ({_usd(total - best)}), capex "
-        f"{_usd(capex_of(alternative) - capex_of(optimum))}, opex "
-        f"{_usd(opex_of(alternative) - opex_of(optimum))}"
+        f"{share:+.1%} cost ({_signed(total - best, currency)}), capex "
+        f"{_signed(capex_of(alternative) - capex_of(optimum), currency)}, opex "
+        f"{_signed(opex_of(alternative) - opex_of(optimum), currency)}"
     ).replace("-", "−")
     if not changes:
         return f"same GPUs as the optimum: {money}"

@@ -171,7 +171,9 @@ def _checked(
         report = check_plan(scenario, plan, estimates)
         violations = [
             *report.violations,
-            *slack_violations(report.total_cost, optimum_total, slack),
+            *slack_violations(
+                report.total_cost, optimum_total, slack, scenario.assumptions.currency
+            ),
         ]
         if violations:
             plan = rejected(plan, violations)

@@ -23,6 +23,7 @@ from optimizer.analysis.goal_values import (
     goal_value,
     peak_power_kw,
 )
+from optimizer.currency import money_text, unit_in
 from optimizer.model.goal_names import GOALS, Goal
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.sheet_grid import SheetModel, Style, a1, render_xlsx
@@ -32,8 +33,8 @@ SHEET = "Alternatives"
 
 # (label, figure of a plan, style)
 _FIGURES: tuple[tuple[str, Any, Style], ...] = (
-    ("Capital: purchases (USD, undiscounted)", capex_of, Style.MONEY),
-    ("Operating cash (USD, undiscounted)", opex_of, Style.MONEY),
+    ("Capital: purchases ({currency}, undiscounted)", capex_of, Style.MONEY),
+    ("Operating cash ({currency}, undiscounted)", opex_of, Style.MONEY),
     ("Peak owned power (kW, PUE included)", peak_power_kw, Style.NUMBER),
 )
 _FLEET: tuple[tuple[str, str, Style], ...] = (
@@ -51,7 +52,8 @@ def _columns(result: AlternativesResult) -> list[tuple[str, Plan, Alternative | 
 
 
 def alternatives_sheet(result: AlternativesResult) -> SheetModel:
-    sheet = SheetModel(SHEET, freeze=(1, 1))
+    currency = result.scenario.assumptions.currency
+    sheet = SheetModel(SHEET, freeze=(1, 1), currency=currency)
     cols = _columns(result)
     sheet.text(
         0, 0, f"{result.scenario.name}: alternatives within {result.slack:.1%}", Style.HEADER
@@ -64,13 +66,13 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
         sheet.text(row, j + 1, plan.status.value, Style.VALUE_TEXT)
     row += 1
     total_row = row
-    sheet.text(row, 0, "Total cost (USD; the objective)", Style.LABEL)
+    sheet.text(row, 0, f"Total cost ({currency}; the objective)", Style.LABEL)
     for j, (_label, plan, _alt) in enumerate(cols):
         sheet.number(row, j + 1, plan.total_cost, Style.MONEY)
     row += 1
     best = result.optimum.total_cost
     for label, style, formula in (
-        ("Difference from the optimum (USD)", Style.MONEY_FORMULA, "{c}-{b}"),
+        (f"Difference from the optimum ({currency})", Style.MONEY_FORMULA, "{c}-{b}"),
         ("Difference from the optimum (%)", Style.PERCENT_FORMULA, "({c}-{b})/{b}"),
     ):
         sheet.text(row, 0, label, Style.LABEL)
@@ -83,7 +85,7 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
             sheet.formula(row, j + 1, f"={text}", cached, style)
         row += 1
     for label, figure, style in _FIGURES:
-        sheet.text(row, 0, label, Style.LABEL)
+        sheet.text(row, 0, label.format(currency=currency), Style.LABEL)
         for j, (_label, plan, _alt) in enumerate(cols):
             sheet.number(row, j + 1, figure(plan) if plan.status.has_plan else None, style)
         row += 1
@@ -96,7 +98,7 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
     )
     row += 1
     for goal, info in GOALS.items():
-        sheet.text(row, 0, f"{info.label} ({info.unit})", Style.LABEL)
+        sheet.text(row, 0, f"{info.label} ({unit_in(info.unit, currency)})", Style.LABEL)
         for j, (_label, plan, _alt) in enumerate(cols):
             style = Style.INTEGER if info.whole else Style.NUMBER
             sheet.number(row, j + 1, goal_value(plan, goal), style)
@@ -153,7 +155,7 @@ def _fleet_rows(
 def _notes(result: AlternativesResult) -> list[str]:
     lines = [
         f"Each alternative costs at most (1 + {result.slack:g}) x the optimum's total "
-        f"(limit ${result.cost_limit or 0:,.2f}), checked by the independent checker; among "
+        f"(limit {money_text(result.cost_limit or 0.0, result.scenario.assumptions.currency)}), checked by the independent checker; among "
         "the plans best for its goal it is the cheapest.",
         *result.diagnostics,
         "Goals:",
@@ -193,7 +195,7 @@ def alternatives_json(result: AlternativesResult) -> str:
         entry: dict[str, Any] = {
             "goal": alt.goal.value,
             "goal_definition": GOALS[alt.goal].definition,
-            "goal_unit": GOALS[alt.goal].unit,
+            "goal_unit": unit_in(GOALS[alt.goal].unit, result.scenario.assumptions.currency),
             "goal_value": alt.goal_value,
             "optimum_goal_value": result.optimum_goal_values.get(alt.goal),
             "goal_status": alt.goal_status.value,

@@ -9,14 +9,18 @@ optimum, plus half a cent (what finance sees).
 from __future__ import annotations
 
 from optimizer.check.tolerances import HALF_CENT
+from optimizer.currency import USD, money_text
 
 
-def slack_violations(alternative_total: float, optimum_total: float, slack: float) -> list[str]:
+def slack_violations(
+    alternative_total: float, optimum_total: float, slack: float, currency: str = USD
+) -> list[str]:
     """One line when ``alternative_total`` exceeds ``(1 + slack) * optimum_total`` (+ half a cent)."""
     limit = (1.0 + slack) * optimum_total
     if alternative_total <= limit + HALF_CENT:
         return []
     return [
-        f"slack: the alternative's total cost ${alternative_total:,.2f} exceeds "
-        f"(1 + {slack:g}) x the optimum's ${optimum_total:,.2f} = ${limit:,.2f}"
+        f"slack: the alternative's total cost {money_text(alternative_total, currency)} exceeds "
+        f"(1 + {slack:g}) x the optimum's {money_text(optimum_total, currency)} = "
+        f"{money_text(limit, currency)}"
     ]
