@@ -41,6 +41,16 @@ def maintenance_per_month(offer: Offer, a: Assumptions) -> float:
     return a.maintenance_per_year / 12.0 * offer.price
 
 
+def owned_running_per_month(gpu: Gpu, offer: Offer, a: Assumptions) -> float:
+    """USD a month an owned GPU costs whether it works or not: maintenance on its price,
+    idle power (with PUE) all month, and the rack space for its TDP."""
+    return (
+        maintenance_per_month(offer, a)
+        + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * a.hours_per_month
+        + colocation_per_month(gpu.tdp_w or 0.0, a)
+    )
+
+
 def residual_fraction(a: Assumptions, horizon: int, month: int) -> float:
     """Share of the price credited at book value for a GPU bought in ``month`` (``book`` only)."""
     if a.residual_rule is not ResidualValue.BOOK:

@@ -10,13 +10,12 @@ from __future__ import annotations
 from optimizer.domain import FleetKind
 from optimizer.model.built import BuiltModel, Terms, house_used_terms
 from optimizer.model.costs import (
-    colocation_per_month,
     discount_factor,
     energy_cost_per_hour,
     existing_residual_fraction,
     existing_server_credit,
-    maintenance_per_month,
     node_resale_value,
+    owned_running_per_month,
     resale_value,
     reservation_months,
     residual_fraction,
@@ -69,18 +68,13 @@ def _existing_terms(built: BuiltModel, df: list[float], tail: list[float]) -> Te
     s = built.scenario
     a = s.assumptions
     T = s.horizon_months
-    H = a.hours_per_month
     terms: Terms = []
     for row in s.fleet:
         if row.kind is not FleetKind.OWNED:
             continue
         gpu = s.gpu(row.gpu)
         offer = row.as_offer(T)
-        running = (
-            maintenance_per_month(offer, a)
-            + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
-            + colocation_per_month(gpu.tdp_w or 0.0, a)
-        )
+        running = owned_running_per_month(gpu, offer, a)
         last = built.last_buy_month[row.source_id]
         for t in range(1, last + 1):
             v = built.owned[(row.source_id, t)]
@@ -133,11 +127,7 @@ def objective_terms(built: BuiltModel) -> Terms:
     for (oid, t), v in built.buy.items():
         o = offers[oid]
         gpu = s.gpu(o.gpu)
-        running = (
-            maintenance_per_month(o, a)
-            + energy_cost_per_hour(gpu, a) * a.idle_power_fraction * H
-            + colocation_per_month(gpu.tdp_w or 0.0, a)
-        )
+        running = owned_running_per_month(gpu, o, a)
         if a.sells:
             terms.append((v, o.price * df[t]))
             terms.append((built.owned[(oid, t)], running * df[t]))
