@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from optimizer.futures import Futures
 
 
 class OfferOption(StrEnum):
@@ -211,6 +215,8 @@ class Workload:
     head_dim: int | None = None
     prompt_tokens: int | None = None  # realtime: a request's prompt (None: 1024)
     output_tokens: int | None = None  # realtime: a request's generated tokens (None: 128)
+    # A future's demand factor (issue 19): every month's demand, however given, times this.
+    demand_multiplier: float = 1.0
 
     @property
     def recurring(self) -> bool:
@@ -229,8 +235,10 @@ class Workload:
 
     @property
     def demand_changes(self) -> bool:
-        """Demand differs from month to month (growth or rows of sheet Demand)."""
-        return self.growth_per_month > 0 or bool(self.demand_by_month)
+        """Demand differs from the base figure (growth, rows of sheet Demand, a future's factor)."""
+        return (
+            self.growth_per_month > 0 or bool(self.demand_by_month) or self.demand_multiplier != 1.0
+        )
 
     def demand_in(self, month: int) -> float:
         """Demand in ``month`` (model v2 §E): the Demand sheet's value where it gives one,
@@ -238,9 +246,11 @@ class Workload:
         realtime, tokens per run or per month for batch."""
         given = dict(self.demand_by_month)
         if month in given:
-            return given[month]
-        return (self.base_demand or 0.0) * (1.0 + self.growth_per_month) ** (
-            month - self.start_month
+            return given[month] * self.demand_multiplier
+        return (
+            (self.base_demand or 0.0)
+            * (1.0 + self.growth_per_month) ** (month - self.start_month)
+            * self.demand_multiplier
         )
 
     def demand_factor(self, month: int) -> float:
@@ -251,8 +261,9 @@ class Workload:
         given = dict(self.demand_by_month)
         if month in given:
             base = self.base_demand
-            return given[month] / base if base else 1.0
-        return float((1.0 + self.growth_per_month) ** (month - self.start_month))
+            return (given[month] / base if base else 1.0) * self.demand_multiplier
+        growth = float((1.0 + self.growth_per_month) ** (month - self.start_month))
+        return growth * self.demand_multiplier
 
     def window(self, horizon_months: int) -> range:
         """Months (1-based, inclusive) in which this workload's work happens."""
@@ -382,6 +393,8 @@ class Scenario:
     listed_buy_prices: tuple[tuple[str, float], ...] = ()
     # model v2 §E: what exists before month 1 (sheet Fleet, a scenario file's fleet:)
     fleet: tuple[ExistingGpus, ...] = ()
+    # issue 19: futures this scenario is planned for at once (sheet Futures, futures:)
+    futures: Futures | None = None
 
     @property
     def fleet_offers(self) -> tuple[Offer, ...]:
