@@ -426,6 +426,12 @@ def _cmd_alternatives(args: argparse.Namespace) -> int:
     return run_alternatives_command(args)
 
 
+def _cmd_futures(args: argparse.Namespace) -> int:
+    from optimizer.cli_futures import run_futures_command
+
+    return run_futures_command(args)
+
+
 _COMMANDS = {
     "solve": _cmd_solve,
     "compare": _cmd_compare,
@@ -434,6 +440,7 @@ _COMMANDS = {
     "breakeven": _cmd_breakeven,
     "sweep": _cmd_sweep,
     "alternatives": _cmd_alternatives,
+    "futures": _cmd_futures,
 }
 
 

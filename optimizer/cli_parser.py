@@ -125,6 +125,26 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     _add_solver_flags(alternatives)
 
+    futures = sub.add_parser(
+        "futures",
+        help="one purchase plan for all of a scenario's futures (expected cost, regret, EVPI, VSS)",
+    )
+    futures.add_argument("input", type=Path, help="workbook (.xlsx) or scenario file (.yaml)")
+    futures.add_argument(
+        "--scenario", metavar="NAME", help="the scenario (default: the input's first with futures)"
+    )
+    futures.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help="futures workbook (default: <input name>-futures.xlsx here)",
+    )
+    futures.add_argument(
+        "--json", action="store_true", help="print one JSON object on standard output"
+    )
+    futures.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_solver_flags(futures)
+
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
     template.add_argument(

@@ -66,9 +66,11 @@ def _recording(writer: Callable[..., None]) -> Callable[..., None]:
 
 def record_writers() -> None:
     import optimizer.analysis.alternatives_workbook as alternatives
+    import optimizer.reports.futures_workbook as futures
 
     for module, name in (
         (alternatives, "write_alternatives_workbook"),
+        (futures, "write_futures_workbook"),
         (optimizer.reports.result_workbook, "write_result_workbook"),
         (optimizer.reports.compare, "write_comparison"),
         (optimizer.reports.in_place, "write_in_place"),

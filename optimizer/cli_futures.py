@@ -1,0 +1,111 @@
+"""``gpumix futures``: one purchase plan that holds across a scenario's futures (issue 19).
+
+Picks the scenario (``--scenario``, else the input's first that has futures),
+runs :func:`optimizer.solve.futures.solve_futures`, writes the futures
+workbook and prints what to decide now and each future's cost and regret (or
+the JSON). The shared command-line helpers live in ``optimizer.cli``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from optimizer.errors import InputError, Problem, terminal_text
+
+if TYPE_CHECKING:
+    from optimizer.domain import Scenario
+    from optimizer.futures_result import FuturesResult
+
+
+def _scenario_with_futures(path: Path | None, name: str | None) -> Scenario:
+    """The named scenario (which must have futures), else the input's first that has some."""
+    from optimizer.inputs.load import load_input
+
+    loaded = load_input(path, [name] if name else [])
+    chosen = [s for s in loaded.scenarios if s.futures is not None]
+    if chosen:
+        return chosen[0]
+    where = str(path) if path is not None else "the bundled example"
+    what = f"scenario {name!r} has no" if name else "no scenario of this input has"
+    raise InputError(
+        Problem(
+            file=where,
+            message=f"{what} futures: add rows to sheet Futures, or a futures: list to the "
+            "scenario in a scenario file",
+        )
+    )
+
+
+def run_futures_command(args: argparse.Namespace) -> int:
+    from optimizer import __version__
+    from optimizer.cli import _default_output, _output_path, _say, _solver_settings, _write
+    from optimizer.reports.futures_workbook import futures_json, write_futures_workbook
+    from optimizer.results import RunResult
+    from optimizer.solve.futures import solve_futures
+
+    quiet = args.quiet or args.json
+    scenario = _scenario_with_futures(args.input, args.scenario)
+    written = _output_path(
+        args.output or _default_output(args.input, "futures"), scenario.source_files
+    )
+    settings = _solver_settings(args, progress=False)
+    futures = scenario.futures
+    assert futures is not None
+    _say(quiet, f"planning {scenario.name} for {len(futures.futures)} futures ...")
+    started = datetime.now(UTC).isoformat()
+    result = solve_futures(scenario, settings)
+    run = RunResult(
+        tuple(o.plan for o in result.outcomes),
+        scenario.source_files,
+        started,
+        __version__,
+        settings,
+    )
+    _write(write_futures_workbook, written, result, run)
+    if args.json:
+        print(futures_json(result))
+    elif not args.quiet:
+        for line in futures_lines(result):
+            print(terminal_text(line))
+        print(terminal_text(f"wrote {written}"))
+    return 0 if result.status.has_plan else 1
+
+
+def futures_lines(result: FuturesResult) -> list[str]:
+    """What the terminal shows: the expected cost, what to decide now, each future, EVPI, VSS."""
+    from optimizer.currency import money_text
+    from optimizer.reports.futures_words import describe_shared
+
+    currency = result.currency
+
+    def money(value: float | None) -> str:
+        return "not known" if value is None else money_text(value, currency)
+
+    name = result.scenario.name
+    if result.expected_cost is None:
+        why = "; ".join(result.diagnostics) or "no plan"
+        return [f"{name}: {result.status.value} — {why}"]
+    gap = f", proven gap {result.gap:.3%}" if result.gap else ""
+    lines = [
+        f"{name}: {result.status.value}, expected total cost {money(result.expected_cost)}"
+        f" over {len(result.outcomes)} futures{gap}"
+    ]
+    d = result.futures.decide_by_month
+    now = "; ".join(
+        f"{describe_shared(s, result.scenario)} (month {s.month})" for s in result.shared
+    )
+    lines.append(f"  decide now (to month {d}): {now or 'nothing to buy, sell or reserve'}")
+    for o in result.outcomes:
+        lines.append(
+            f"  {o.spec.name} ({o.probability:.0%}): {money(o.plan.total_cost)}, "
+            f"regret {money(o.regret)} against {money(o.alone.total_cost if o.alone else None)} "
+            "planned alone"
+        )
+    lines.append(
+        f"  EVPI {money(result.evpi)} (knowing the future now); "
+        f"VSS {money(result.vss)} (planning for every future, not just the expected one)"
+    )
+    return [*lines, *(f"  note: {d}" for d in result.diagnostics)]
