@@ -110,16 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="least_capex, least_rent, fewest_types, fewest_gpus, most_owned or least_power "
         "(repeatable; default: all six)",
     )
-    alternatives.add_argument(
-        "--output",
-        type=Path,
-        metavar="OUT.xlsx",
-        help="alternatives workbook (default: <input name>-alternatives.xlsx here)",
-    )
-    alternatives.add_argument(
-        "--json", action="store_true", help="print one JSON object on standard output"
-    )
-    alternatives.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_output_flags(alternatives, "alternatives")
     alternatives.add_argument(
         "--jobs", type=int, metavar="N", help="goals solved at once (default: one per CPU)"
     )
@@ -133,16 +124,7 @@ def _build_parser() -> argparse.ArgumentParser:
     futures.add_argument(
         "--scenario", metavar="NAME", help="the scenario (default: the input's first with futures)"
     )
-    futures.add_argument(
-        "--output",
-        type=Path,
-        metavar="OUT.xlsx",
-        help="futures workbook (default: <input name>-futures.xlsx here)",
-    )
-    futures.add_argument(
-        "--json", action="store_true", help="print one JSON object on standard output"
-    )
-    futures.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_output_flags(futures, "futures")
     _add_solver_flags(futures)
 
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
@@ -239,3 +221,17 @@ def _add_solver_flags(command: argparse.ArgumentParser) -> None:
         help="relative MIP gap accepted as optimal (default 0: the plan is proven the "
         "cheapest to within half a cent)",
     )
+
+
+def _add_output_flags(parser: argparse.ArgumentParser, kind: str) -> None:
+    """``--output`` (the ``kind`` workbook), ``--json`` and ``--quiet``."""
+    parser.add_argument(
+        "--output",
+        type=Path,
+        metavar="OUT.xlsx",
+        help=f"{kind} workbook (default: <input name>-{kind}.xlsx here)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object on standard output"
+    )
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")

@@ -30,6 +30,11 @@ class OfferOption(StrEnum):
         """On-demand, spot and reserved are all removed by ``allow_rent = FALSE``."""
         return self is not OfferOption.BUY
 
+    @property
+    def price_words(self) -> str:
+        """The option as a price is named in sentences: "purchase", "on-demand", ..."""
+        return "purchase" if self is OfferOption.BUY else self.value.replace("_", "-")
+
 
 class Kind(StrEnum):
     """What a workload does (``Workloads.kind``)."""

@@ -171,18 +171,10 @@ def _buying_phrase(spec: VarySpec, flip: Flip, threshold: str) -> str:
     return "; ".join(phrases)
 
 
-_OPTION_WORDS = {
-    OfferOption.BUY: "purchase",
-    OfferOption.ON_DEMAND: "on-demand",
-    OfferOption.SPOT: "spot",
-    OfferOption.RESERVED: "reserved",
-}
-
-
 def _price_noun(spec: VarySpec) -> str:
     assert spec.option is not None  # price kinds carry an option
     noun = "price" if spec.kind is SpecKind.PRICE else "price factor"
-    return f"{_OPTION_WORDS[spec.option]} {noun}"
+    return f"{spec.option.price_words} {noun}"
 
 
 def _quantity(spec: VarySpec, gpu: str) -> str:

@@ -7,16 +7,9 @@ one short sentence for the workbook, the JSON and the terminal.
 
 from __future__ import annotations
 
-from optimizer.domain import OfferOption, Scenario
+from optimizer.domain import Scenario
 from optimizer.futures import FutureSpec, PriceFactor
 from optimizer.futures_result import SharedAction, SharedDecision
-
-_OPTION_WORDS = {
-    OfferOption.BUY: "purchase",
-    OfferOption.ON_DEMAND: "on-demand",
-    OfferOption.SPOT: "spot",
-    OfferOption.RESERVED: "reserved",
-}
 
 
 def _factor(value: float) -> str:
@@ -29,9 +22,7 @@ def _share(value: float) -> str:
 
 def _price_words(p: PriceFactor) -> str:
     what = " ".join(
-        part
-        for part in (p.gpu or "", _OPTION_WORDS[p.option] if p.option is not None else "")
-        if part
+        part for part in (p.gpu or "", p.option.price_words if p.option is not None else "") if part
     )
     return f"{what + ' ' if what else 'all '}prices {_factor(p.factor)}"
 
