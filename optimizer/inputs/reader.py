@@ -33,6 +33,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import SheetRow
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.fleet_rows import FleetEntry
+from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
@@ -82,6 +83,9 @@ class WorkbookData:
     measurements: tuple[Measurement, ...] = ()
     demand: tuple[DemandRow, ...] = ()  # sheet Demand (model v2 §E)
     fleet: tuple[FleetEntry, ...] = ()  # sheet Fleet (model v2 §E)
+    futures: Mapping[str, LocatedFutures] = field(
+        default_factory=dict
+    )  # sheet Futures, by scenario
     scenarios: tuple[ScenarioRow, ...] = ()
     assumptions: tuple[AssumptionRow, ...] = ()
     has_scenarios_sheet: bool = False
