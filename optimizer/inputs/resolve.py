@@ -25,10 +25,8 @@ from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet, unknown_gpu_
 from optimizer.inputs.futures_attach import with_futures
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
-from optimizer.inputs.schema import ASSUMPTIONS
+from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
-
-IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
 
 
 @dataclass(frozen=True)
