@@ -97,79 +97,96 @@ def futures_problems(
     horizon_origin: str | None,
 ) -> list[Problem]:
     """What does not fit ``scenario`` (after every override) in the futures it carries."""
-    problems: list[Problem] = []
-    name = scenario.name
-    decide, horizon = located.futures.decide_by_month, scenario.horizon_months
-    if located.decide_where is not None and decide > horizon:
-        set_in = (
-            f" (horizon_months from {horizon_origin})"
-            if horizon_origin
-            else " (the default horizon)"
-        )
-        problems.append(
-            located.decide_where.at(
-                "decide_by_month",
-                f"month {decide} is past the {horizon}-month horizon of scenario {name!r}{set_in}",
-                decide,
-                f"a month from 1 to {horizon}",
+    problems = _decide_problems(scenario, located, horizon_origin)
+    problems += _workload_problems(scenario, located.workloads, known_workloads)
+    gpu_problems = _gpu_problems(scenario, located.gpus, known_gpus)
+    left_out = {p.value for p in gpu_problems}
+    for p in located.prices:
+        if p.factor.gpu in left_out or any(
+            p.factor.applies_to(o.gpu, o.option) for o in scenario.offers
+        ):
+            continue
+        gpu_problems.append(
+            p.where.at(
+                p.column,
+                f"scenario {scenario.name!r} has no {offers_named(p.factor)} offer, so this "
+                f"factor of future {p.future!r} would change no price",
+                p.factor.factor,
+                "a factor for a GPU type and option the scenario offers (sheet Prices)",
             )
         )
+    return problems + gpu_problems
+
+
+def _decide_problems(
+    scenario: Scenario, located: LocatedFutures, horizon_origin: str | None
+) -> list[Problem]:
+    decide, horizon = located.futures.decide_by_month, scenario.horizon_months
+    if located.decide_where is None or decide <= horizon:
+        return []
+    set_in = (
+        f" (horizon_months from {horizon_origin})" if horizon_origin else " (the default horizon)"
+    )
+    return [
+        located.decide_where.at(
+            "decide_by_month",
+            f"month {decide} is past the {horizon}-month horizon of scenario "
+            f"{scenario.name!r}{set_in}",
+            decide,
+            f"a month from 1 to {horizon}",
+        )
+    ]
+
+
+def _workload_problems(
+    scenario: Scenario, named: Sequence[Named], known: Mapping[str, Workload]
+) -> list[Problem]:
     planned = {w.name: w for w in scenario.workloads}
-    for n in located.workloads:
+    problems = []
+    for n in named:
         w = planned.get(n.name)
-        if w is None and n.name in known_workloads:
+        if w is None and n.name in known:
             message = (
-                f"scenario {name!r} does not plan workload {n.name!r} "
+                f"scenario {scenario.name!r} does not plan workload {n.name!r} "
                 f"(its workloads: {', '.join(planned) or 'none'})"
             )
-            problems.append(
-                n.where.at(n.column, message, n.name, f"a workload scenario {name!r} plans")
-            )
+            expected = f"a workload scenario {scenario.name!r} plans"
+            problems.append(n.where.at(n.column, message, n.name, expected))
         elif w is None:
             problems.append(
                 n.where.at(
                     n.column,
-                    f"no workload {n.name!r} in the workbook{suggestion(n.name, known_workloads)}",
+                    f"no workload {n.name!r} in the workbook{suggestion(n.name, known)}",
                     n.name,
                     "a name from sheet Workloads (or added by the scenario)",
                 )
             )
         elif w.kind.is_training:
             problems.append(n.where.at(n.column, training_message(w), n.name, SCALED))
+    return problems
+
+
+def _gpu_problems(
+    scenario: Scenario, named: Sequence[Named], known: frozenset[str]
+) -> list[Problem]:
     kept = {g.name for g in scenario.gpus}
-    bad_gpus = set()
-    for n in located.gpus:
+    problems = []
+    for n in named:
         if n.name in kept:
             continue
-        bad_gpus.add(n.name)
-        if n.name in known_gpus:
-            message = f"scenario {name!r} leaves out GPU type {n.name!r} (exclude_gpus)"
-            problems.append(
-                n.where.at(n.column, message, n.name, f"a GPU type scenario {name!r} keeps")
-            )
+        if n.name in known:
+            message = f"scenario {scenario.name!r} leaves out GPU type {n.name!r} (exclude_gpus)"
+            expected = f"a GPU type scenario {scenario.name!r} keeps"
+            problems.append(n.where.at(n.column, message, n.name, expected))
         else:
             problems.append(
                 n.where.at(
                     n.column,
-                    f"no GPU type {n.name!r} in the workbook{suggestion(n.name, known_gpus)}",
+                    f"no GPU type {n.name!r} in the workbook{suggestion(n.name, known)}",
                     n.name,
                     "a name from sheet GPUs",
                 )
             )
-    for p in located.prices:
-        if p.factor.gpu in bad_gpus or any(
-            p.factor.applies_to(o.gpu, o.option) for o in scenario.offers
-        ):
-            continue
-        problems.append(
-            p.where.at(
-                p.column,
-                f"scenario {name!r} has no {offers_named(p.factor)} offer, so this factor "
-                f"of future {p.future!r} would change no price",
-                p.factor.factor,
-                "a factor for a GPU type and option the scenario offers (sheet Prices)",
-            )
-        )
     return problems
 
 

@@ -69,6 +69,14 @@ def test_a_third_each_from_a_workbook_sums_to_one(tmp_path: Path) -> None:
     )
 
 
+def test_without_sheet_scenarios_the_one_scenario_is_named_base(tmp_path: Path) -> None:
+    sheets = valid_sheets()
+    del sheets["Scenarios"]
+    sheets["Futures"] = [HEADER, ["base", "x", 1, _, _, _, _, 2, _, _, _, _]]
+    (only,) = load_input(write_sheets(tmp_path / "input.xlsx", sheets)).scenarios
+    assert only.futures == Futures((FutureSpec("x", 1.0, demand_factor=2.0),))
+
+
 def _one(row: list[object]) -> list[list[object]]:
     """``row`` for scenario us, beside a future that makes the probabilities sum to 1."""
     return [row, ["us", "rest", 0.5, _, _, _, _, _, _, _, _, _]]
