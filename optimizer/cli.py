@@ -26,6 +26,7 @@ from optimizer.cli_parser import _build_parser
 from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
+from optimizer.inputs.futures_notes import futures_notes, futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
@@ -152,7 +153,7 @@ def _scenario_job(
 
     _say(quiet, f"solving {scenario.name} ...")
     plan = solve_and_verify(scenario, settings)
-    warnings = scenario_warnings(scenario)
+    warnings = [*scenario_warnings(scenario), *futures_notes(scenario)]
     if warnings:
         plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
     seconds = plan.solver.seconds if plan.solver else 0.0
@@ -336,6 +337,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         )
     )
     print(terminal_text(f"{loaded.files[0].name}: OK — {counts} ({names})"))
+    for summary in filter(None, map(futures_summary, loaded.scenarios)):
+        print(terminal_text(summary))
     # The same offer is in every scenario that keeps it: say each warning once.
     warnings = dict.fromkeys(w for s in loaded.scenarios for w in scenario_warnings(s))
     for warning in warnings:

@@ -179,3 +179,11 @@ def test_scenario_files_load_with_their_overrides() -> None:
     assert small.horizon_months == 24 and "B200" not in {g.name for g in small.gpus}
     assert {w.name for w in small.workloads} == {"lora-7b", "ft-13b", "batch-13b", "chat-8b"}
     assert [o.price for o in small.offers if (o.gpu, o.option.value) == ("H100", "buy")] == [22_000]
+    futures = loaded["growth-futures"].futures
+    assert futures is not None and futures.decide_by_month == 1
+    assert [(f.name, f.probability) for f in futures.futures] == [
+        ("low", 0.25),
+        ("expected", 0.5),
+        ("high", 0.25),
+    ]
+    assert futures.futures[0].demand_factor == 0.7 and futures.futures[1].changes_nothing

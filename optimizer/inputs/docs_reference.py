@@ -65,6 +65,26 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
         "list",
         "Each `{gpu, count, kind, price, months_left, age_months}` as a row of sheet Fleet; replaces every sheet row of the same gpu and kind (count 0 removes them) and adds the others.",
     ),
+    (
+        "futures",
+        "list",
+        "Each `{name, probability, demand_factor, growth_per_month, demand_factors, growth, prices}`: a future, as the rows of sheet Futures (`demand_factors` and `growth` map a workload to its factor or growth; `prices` entries are `{gpu, option, multiply}`, gpu and option optional). Replaces the base's futures with their decide_by_month and regret bounds; `[]` removes them; omit to keep the base's.",
+    ),
+    (
+        "decide_by_month",
+        "whole number ≥ 1",
+        "As sheet Futures' column; with the base's futures, replaces theirs. An error without any futures.",
+    ),
+    (
+        "max_regret",
+        "number ≥ 0 (USD)",
+        "As sheet Futures' column; null removes the base's bound. An error without any futures.",
+    ),
+    (
+        "max_regret_share",
+        "fraction ≥ 0",
+        "As sheet Futures' column; null removes the base's bound. An error without any futures.",
+    ),
 )
 
 

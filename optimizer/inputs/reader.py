@@ -33,6 +33,8 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import SheetRow
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.fleet_rows import FleetEntry
+from optimizer.inputs.futures_located import LocatedFutures
+from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
@@ -40,7 +42,9 @@ from optimizer.inputs.schema import (
     ASSUMPTIONS_SHEET_NAME,
     DEMAND,
     FLEET,
+    FUTURES,
     GPUS,
+    IMPLICIT_SCENARIO,
     INPUT_SHEETS,
     PRICES,
     SCENARIOS,
@@ -82,6 +86,9 @@ class WorkbookData:
     measurements: tuple[Measurement, ...] = ()
     demand: tuple[DemandRow, ...] = ()  # sheet Demand (model v2 §E)
     fleet: tuple[FleetEntry, ...] = ()  # sheet Fleet (model v2 §E)
+    futures: Mapping[str, LocatedFutures] = field(
+        default_factory=dict
+    )  # sheet Futures, by scenario
     scenarios: tuple[ScenarioRow, ...] = ()
     assumptions: tuple[AssumptionRow, ...] = ()
     has_scenarios_sheet: bool = False
@@ -171,10 +178,11 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
 
     gpu_table, price_table, fleet_table = table(GPUS), table(PRICES), table(FLEET)
     workload_table = table(WORKLOADS)
-    throughput_table, demand_table, scenario_table, assumption_table = (
+    throughput_table, demand_table, scenario_table, futures_table, assumption_table = (
         table(THROUGHPUT),
         table(DEMAND),
         table(SCENARIOS),
+        table(FUTURES),
         table(ASSUMPTIONS_SHEET_NAME),
     )
 
@@ -195,6 +203,14 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     scenarios, scenario_names = _scenarios(
         file, scenario_table, gpus_known, workloads_known, problems
     )
+    scenarios_known = (
+        _checkable(scenario_names, scenario_table, "scenario")
+        if scenario_table is not None
+        else frozenset({IMPLICIT_SCENARIO})
+    )
+    futures = sheet_futures(
+        file, futures_table, scenarios_known, workloads, workloads_known, gpus_known, problems
+    )
     assumptions = _assumptions(file, assumption_table, problems)
     data = WorkbookData(
         path=path,
@@ -204,6 +220,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         measurements=measurements,
         demand=demand,
         fleet=fleet,
+        futures=futures,
         scenarios=scenarios,
         assumptions=assumptions,
         has_scenarios_sheet=scenario_table is not None,

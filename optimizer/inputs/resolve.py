@@ -22,12 +22,11 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where, suggestion
 from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
 from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet, unknown_gpu_problems
+from optimizer.inputs.futures_attach import with_futures
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
-from optimizer.inputs.schema import ASSUMPTIONS
+from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
-
-IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
 
 
 @dataclass(frozen=True)
@@ -468,6 +467,8 @@ def check_scenarios(
             problems.extend(demand_problems(entry.demand, known, settings.horizon_months))
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
             built.append((scenario, wheres, settings.origins.get("horizon_months")))
+    built, found = with_futures(built, workbook, scenario_file, next(iter(row_settings)))
+    problems.extend(found)
     needs: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], list[str]] = {}
     all_wheres: dict[str, Where] = {}
     needy: dict[str, Workload] = {}

@@ -18,6 +18,7 @@ from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     DEMAND,
     FLEET,
+    FUTURES,
     GPUS,
     PRICES,
     SCENARIOS,
@@ -29,7 +30,7 @@ from optimizer.inputs.schema import (
 
 SPECS: dict[str, dict[str, FieldSpec]] = {
     sheet.name: {c.name: FieldSpec.of_column(c) for c in sheet.columns}
-    for sheet in (GPUS, PRICES, FLEET, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS)
+    for sheet in (GPUS, PRICES, FLEET, WORKLOADS, THROUGHPUT, DEMAND, SCENARIOS, FUTURES)
 }
 ASSUMPTION_SPECS: dict[str, FieldSpec] = {
     k: FieldSpec.of_assumption(a) for k, a in ASSUMPTION_KEYS.items()

@@ -14,12 +14,13 @@ What an entry means, on top of its base scenario: a key that is absent keeps
 the base's value; ``exclude_gpus`` and ``workloads`` replace the base's lists
 (``exclude_gpus: []`` brings every GPU type back); a ``budget`` part (or
 ``power_cap_kw``) set to null removes that limit; ``add_workloads`` come on
-top of the workloads kept.
+top of the workloads kept. ``futures:`` and its settings (issue 19) are read
+by ``futures_file``, which says what they mean on top of the base.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,12 @@ from optimizer.inputs.cells import BadValue, beyond, coerce, coerce_fields, show
 from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
+from optimizer.inputs.futures_file import FuturesOverride, entry_futures
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS, build_workload
 from optimizer.inputs.scenario_lines import (
+    YamlWhere,
     _child,
+    _entry_wheres,
     _key_lines,
     _pydantic_problems,
     _structure_problems,
@@ -53,35 +57,6 @@ from optimizer.inputs.schema import (
 )
 
 MAX_FILE_BYTES = 5 * 1024 * 1024  # a scenario file is a page of text; refuse anything huge
-
-
-@dataclass(frozen=True)
-class YamlWhere:
-    """A place in a scenario file: its line, and the line of each key's value."""
-
-    file: str
-    line: int
-    context: str  # e.g. "scenario 'eu', add_workloads entry 1"
-    key_lines: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        return f"{Path(self.file).name}, line {self.line}"
-
-    def at(
-        self, column: str, message: str, value: object = None, expected: str | None = None
-    ) -> Problem:
-        return Problem(
-            file=self.file,
-            row=self.key_lines.get(column, self.line),
-            message=f"{self.context}, {column}: {message}",
-            value=value,
-            expected=expected,
-            about=column,
-        )
-
-    def whole(self, message: str) -> Problem:
-        return Problem(file=self.file, row=self.line, message=f"{self.context}: {message}")
 
 
 @dataclass(frozen=True)
@@ -111,6 +86,7 @@ class ScenarioEntry:
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
     demand: tuple[DemandRow, ...] = ()  # model v2 §E: rows as in sheet Demand
     fleet: tuple[FleetEntry, ...] = ()  # model v2 §E: rows as in sheet Fleet
+    futures: FuturesOverride | None = None  # issue 19: futures:, decide_by_month, max_regret*
     # Built from the entry's sound keys only: its other keys have problems,
     # already reported. Only its references are checked, and it is never solved.
     partial: bool = False
@@ -316,6 +292,8 @@ def _scenario(
     )
     fleet, fleet_problems = _fleet(model, node, file, label)
     problems.extend(fleet_problems)
+    # The futures' own problems leave the entry whole: its names are still checked.
+    futures, futures_problems = entry_futures(model, node, where)
     entry = ScenarioEntry(
         name=model.name,
         where=where,
@@ -327,9 +305,10 @@ def _scenario(
         add_workload_wheres=wheres,
         demand=demand,
         fleet=fleet,
+        futures=futures,
         partial=bool(problems),
     )
-    return entry, problems
+    return entry, [*problems, *futures_problems]
 
 
 def _sound_part(raw: Mapping[str, Any], error: ValidationError) -> ScenarioModel | None:
@@ -397,17 +376,6 @@ def _assumptions(
             )
         )
     return values, problems
-
-
-def _entry_wheres(node: Node | None, key: str, file: str, label: str) -> Iterator[YamlWhere]:
-    """Where each entry of the list under ``key`` is: ``<label>, <key> entry <n>`` and its line."""
-    _, list_node = _child(node, key) if node is not None else (None, None)
-    index = 0
-    while True:
-        entry_node = _child(list_node, index)[1] if list_node is not None else None
-        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
-        yield YamlWhere(file, line, f"{label}, {key} entry {index + 1}", _key_lines(entry_node))
-        index += 1
 
 
 def _prices(

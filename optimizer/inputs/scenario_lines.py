@@ -2,14 +2,17 @@
 
 Takes the node tree of ``yaml.compose`` (whose marks hold the lines) and,
 for the shape checks, pydantic's ``ValidationError``; hands on the line of a
-key or value, the line of each key of a mapping, and ``Problem``s in the
+key or value, the line of each key of a mapping, ``YamlWhere`` (a place in
+the file that builds located ``Problem``s), and ``Problem``s in the
 words of a scenario file: YAML aliases and duplicate keys, unknown or missing
 keys, values of the wrong kind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,6 +22,49 @@ from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
 from optimizer.inputs.scenario_models import _MODELS, ScenarioModel
 from optimizer.inputs.schema import ASSUMPTION_KEYS
+
+# ---------------------------------------------------------------- places
+
+
+@dataclass(frozen=True)
+class YamlWhere:
+    """A place in a scenario file: its line, and the line of each key's value."""
+
+    file: str
+    line: int
+    context: str  # e.g. "scenario 'eu', add_workloads entry 1"
+    key_lines: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{Path(self.file).name}, line {self.line}"
+
+    def at(
+        self, column: str, message: str, value: object = None, expected: str | None = None
+    ) -> Problem:
+        return Problem(
+            file=self.file,
+            row=self.key_lines.get(column, self.line),
+            message=f"{self.context}, {column}: {message}",
+            value=value,
+            expected=expected,
+            about=column,
+        )
+
+    def whole(self, message: str) -> Problem:
+        return Problem(file=self.file, row=self.line, message=f"{self.context}: {message}")
+
+
+def _entry_wheres(node: Node | None, key: str, file: str, label: str) -> Iterator[YamlWhere]:
+    """Where each entry of the list under ``key`` is: ``<label>, <key> entry <n>`` and its line."""
+    _, list_node = _child(node, key) if node is not None else (None, None)
+    index = 0
+    while True:
+        entry_node = _child(list_node, index)[1] if list_node is not None else None
+        line = entry_node.start_mark.line + 1 if entry_node is not None else 1
+        yield YamlWhere(file, line, f"{label}, {key} entry {index + 1}", _key_lines(entry_node))
+        index += 1
+
 
 # ---------------------------------------------------------------- nodes
 

@@ -111,6 +111,36 @@ class FleetModel(_Closed):
     age_months: Count | None = None
 
 
+Factor = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, gt=0, allow_inf_nan=False)]
+Share = Annotated[
+    float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=1, allow_inf_nan=False)
+]
+Probability = Annotated[
+    float, BeforeValidator(_not_bool), Field(strict=True, gt=0, le=1, allow_inf_nan=False)
+]
+
+
+class FuturePriceModel(_Closed):
+    """A future's price factor: every offer of ``gpu`` (absent: every type) and ``option``
+    (absent: every option) costs ``multiply`` times as much (issue 19)."""
+
+    gpu: Name | None = None
+    option: Literal["buy", "on_demand", "spot", "reserved"] | None = None
+    multiply: Factor
+
+
+class FutureModel(_Closed):
+    """A ``futures`` entry: one future and what it changes (issue 19)."""
+
+    name: Name
+    probability: Probability
+    demand_factor: Usd | None = None  # every realtime and batch workload
+    growth_per_month: Share | None = None  # every realtime and batch workload
+    demand_factors: dict[Name, Usd] = Field(default_factory=dict)  # per workload, on top
+    growth: dict[Name, Share] = Field(default_factory=dict)  # per workload
+    prices: list[FuturePriceModel] = Field(default_factory=list)
+
+
 class ScenarioModel(_Closed):
     name: Name
     base: Name | None = None
@@ -126,9 +156,15 @@ class ScenarioModel(_Closed):
     add_workloads: list[dict[str, Any]] = Field(default_factory=list)
     demand: list[DemandModel] = Field(default_factory=list)
     fleet: list[FleetModel] = Field(default_factory=list)
+    futures: list[FutureModel] | None = None  # given: replaces the base's ([] removes them)
+    decide_by_month: Months | None = None
+    max_regret: Usd | None = None  # null: no bound (removes the base's)
+    max_regret_share: Share | None = None
 
     @field_validator(
         "name",
+        "futures",
+        "decide_by_month",
         "horizon_months",
         "allow_buy",
         "allow_rent",
@@ -157,4 +193,6 @@ _MODELS: dict[tuple[str, ...], type[BaseModel]] = {
     ("scenarios", "prices"): PriceModel,
     ("scenarios", "demand"): DemandModel,
     ("scenarios", "fleet"): FleetModel,
+    ("scenarios", "futures"): FutureModel,
+    ("scenarios", "futures", "prices"): FuturePriceModel,
 }

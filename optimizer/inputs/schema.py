@@ -630,6 +630,105 @@ SCENARIOS = Sheet(
 )
 
 
+FUTURES = Sheet(
+    "Futures",
+    "Optional (issue 19): futures a scenario is planned for at once, one change per row; a future's rows combine, and a future that changes nothing (the expected one) is one row with its name and probability. A scenario's probabilities sum to 1 (within 1e-6). Purchases, sales and reservation starts up to decide_by_month are shared by every future (gpumix futures plans them; gpumix solve plans the scenario as written). A value given on several rows of one future (or, for decide_by_month and the regret bounds, of one scenario) must be the same on each. A workload or GPU type named must be one the scenario plans or keeps, and a price factor must change some offer of it.",
+    (
+        Column(
+            "scenario",
+            ColumnType.TEXT,
+            "A Scenarios.scenario.",
+            required=True,
+            references="Scenarios",
+        ),
+        Column("future", ColumnType.TEXT, "The future's name; its rows combine.", required=True),
+        Column(
+            "probability",
+            ColumnType.NUMBER,
+            "How likely the future is; on at least one of its rows. A scenario's futures sum to 1 (a third: =1/3).",
+            unit="fraction",
+            minimum=0,
+            positive=True,
+            fraction=True,
+            default_text="another row of the future gives it",
+        ),
+        Column(
+            "decide_by_month",
+            ColumnType.INTEGER,
+            "Per scenario: purchases, sales and reservation starts up to this month are decided once for every future; later ones each future decides for itself. At most the horizon.",
+            unit="month",
+            default=1,
+            minimum=1,
+        ),
+        Column(
+            "max_regret",
+            ColumnType.NUMBER,
+            "Per scenario: in every future, the shared plan may cost at most this much more than that future's own cheapest plan.",
+            unit="USD",
+            minimum=0,
+            default_text="no bound",
+        ),
+        Column(
+            "max_regret_share",
+            ColumnType.NUMBER,
+            "Per scenario: the same bound as a share of that future's own cheapest plan (0.05 is 5 %).",
+            unit="fraction",
+            minimum=0,
+            fraction=True,
+            default_text="no bound",
+        ),
+        Column(
+            "workload",
+            ColumnType.TEXT,
+            "The realtime_inference or batch_inference workload this row's demand_factor and growth_per_month change (a training job's demand does not scale).",
+            references="Workloads",
+            default_text="every realtime_inference and batch_inference workload",
+        ),
+        Column(
+            "demand_factor",
+            ColumnType.NUMBER,
+            "Multiplies every month's demand (sheet Demand's rows too); a workload's factor comes on top of the factor for every workload.",
+            unit="factor",
+            default=1.0,
+            minimum=0,
+        ),
+        Column(
+            "growth_per_month",
+            ColumnType.NUMBER,
+            "Replaces the demand growth (Workloads.growth_per_month); a workload's growth wins over the growth for every workload.",
+            unit="fraction per month",
+            minimum=0,
+            fraction=True,
+            default_text="the workload's own",
+        ),
+        Column(
+            "gpu",
+            ColumnType.TEXT,
+            "The GPU type whose prices this row's price_factor multiplies.",
+            references="GPUs",
+            default_text="every type",
+        ),
+        Column(
+            "option",
+            ColumnType.CHOICE,
+            "The option whose prices this row's price_factor multiplies.",
+            allowed=_OPTIONS,
+            default_text="every option",
+        ),
+        Column(
+            "price_factor",
+            ColumnType.NUMBER,
+            "Multiplies the price of every offer of gpu and option in this future (sheet Fleet's rows are facts and keep theirs).",
+            unit="factor",
+            minimum=0,
+            positive=True,
+            default_text="none",
+        ),
+    ),
+    optional_sheet=True,
+)
+
+
 @dataclass(frozen=True)
 class AssumptionKey:
     key: str
@@ -968,8 +1067,10 @@ INPUT_SHEETS: tuple[Sheet, ...] = (
     THROUGHPUT,
     DEMAND,
     SCENARIOS,
+    FUTURES,
 )
 ASSUMPTIONS_SHEET_NAME = "Assumptions"
+IMPLICIT_SCENARIO = "base"  # the one scenario of a workbook without a Scenarios sheet
 # Sheet names that a result sheet may never take.
 INPUT_SHEET_NAMES: frozenset[str] = frozenset(
     [s.name for s in INPUT_SHEETS] + [ASSUMPTIONS_SHEET_NAME, "README"]

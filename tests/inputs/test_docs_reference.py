@@ -80,6 +80,10 @@ def test_scenario_file_keys_are_the_contracts() -> None:
         "add_workloads",
         "demand",
         "fleet",
+        "futures",
+        "decide_by_month",
+        "max_regret",
+        "max_regret_share",
     ]
     for key in keys:
         assert f"| `{key}` |" in section

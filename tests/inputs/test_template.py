@@ -71,6 +71,7 @@ def test_sheets_come_in_the_contract_order(template: Workbook) -> None:
         "Throughput",
         "Demand",
         "Scenarios",
+        "Futures",
         "Assumptions",
     ]
     assert list(SHEET_ORDER) == template.sheetnames
@@ -101,6 +102,7 @@ def test_choice_columns_offer_exactly_the_allowed_values(template: Workbook) -> 
         p.value for p in Precision
     ]
     assert _list_items(_validation(template["Prices"], "option")) == [o.value for o in OfferOption]
+    assert _list_items(_validation(template["Futures"], "option")) == [o.value for o in OfferOption]
 
 
 def test_every_boolean_column_offers_true_and_false(template: Workbook) -> None:
@@ -121,6 +123,9 @@ def test_every_boolean_column_offers_true_and_false(template: Workbook) -> None:
         ("Prices", "gpu", "GPUs", "gpu"),
         ("Throughput", "gpu", "GPUs", "gpu"),
         ("Throughput", "workload", "Workloads", "workload"),
+        ("Futures", "scenario", "Scenarios", "scenario"),
+        ("Futures", "workload", "Workloads", "workload"),
+        ("Futures", "gpu", "GPUs", "gpu"),
     ],
 )
 def test_name_columns_offer_the_names_of_their_sheet(
