@@ -18,13 +18,17 @@ scenario, made here from the scenario as written and the future's spec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from optimizer.check.rules import check_plan
 from optimizer.currency import money_text
+from optimizer.domain import Scenario
 from optimizer.futures import PROBABILITY_TOLERANCE, future_scenario
 from optimizer.futures_result import FuturesResult, SharedDecision, shared_decisions
-from optimizer.results import Plan
+from optimizer.results import PairEstimate, Plan
 
 CENT = 0.01
+Estimator = Callable[[Scenario], Sequence[PairEstimate]]
 
 
 def _words(d: SharedDecision) -> str:
@@ -40,10 +44,12 @@ def _differences(a: tuple[SharedDecision, ...], b: tuple[SharedDecision, ...]) -
     return "; ".join(parts)
 
 
-def _checked_cost(result: FuturesResult, k: int, plan: Plan, label: str) -> tuple[float, list[str]]:
+def _checked_cost(
+    result: FuturesResult, k: int, plan: Plan, label: str, estimator: Estimator | None
+) -> tuple[float, list[str]]:
     spec = result.outcomes[k].spec
     scenario = future_scenario(result.scenario, spec)
-    report = check_plan(scenario, plan)
+    report = check_plan(scenario, plan, None if estimator is None else estimator(scenario))
     found = [f"future {spec.name!r} ({label}): {v}" for v in report.violations]
     if plan.total_cost is not None and abs(plan.total_cost - report.total_cost) > CENT:
         currency = result.currency
@@ -55,8 +61,11 @@ def _checked_cost(result: FuturesResult, k: int, plan: Plan, label: str) -> tupl
     return report.total_cost, found
 
 
-def check_futures(result: FuturesResult) -> list[str]:
-    """Every violation of the futures' plans, alone and together (empty: all good)."""
+def check_futures(result: FuturesResult, estimator: Estimator | None = None) -> list[str]:
+    """Every violation of the futures' plans, alone and together (empty: all good).
+
+    ``estimator`` gives a future's estimates (default: the estimator's own).
+    """
     found: list[str] = []
     futures = result.futures
     total = sum(f.probability for f in futures.futures)
@@ -73,7 +82,7 @@ def check_futures(result: FuturesResult) -> list[str]:
         if plan.decisions is None:
             found.append(f"future {name!r} has no plan although the result has one")
             return found
-        cost, wrong = _checked_cost(result, k, plan, "shared plan")
+        cost, wrong = _checked_cost(result, k, plan, "shared plan", estimator)
         found += wrong
         costs.append(cost)
         shared = shared_decisions(result.scenario, plan.decisions, D)
@@ -92,11 +101,13 @@ def check_futures(result: FuturesResult) -> list[str]:
             f"probability-weighted sum of the plans' checked costs "
             f"{money_text(expected, result.currency)}"
         )
-    found += _regret_violations(result, costs)
+    found += _regret_violations(result, costs, estimator)
     return found
 
 
-def _regret_violations(result: FuturesResult, costs: list[float]) -> list[str]:
+def _regret_violations(
+    result: FuturesResult, costs: list[float], estimator: Estimator | None
+) -> list[str]:
     futures = result.futures
     if futures.max_regret is None and futures.max_regret_share is None:
         return []
@@ -106,7 +117,7 @@ def _regret_violations(result: FuturesResult, costs: list[float]) -> list[str]:
         name = outcome.spec.name
         if alone is None or alone.decisions is None:
             continue  # no plan of its own: no bound (the result's diagnostics say so)
-        alone_cost, wrong = _checked_cost(result, k, alone, "alone")
+        alone_cost, wrong = _checked_cost(result, k, alone, "alone", estimator)
         found += wrong
         bounds = []
         if futures.max_regret is not None:

@@ -62,17 +62,26 @@ def verify_plan(
     return rejected(plan, report.violations) if report.violations else plan
 
 
-def solve_futures_and_verify(scenario: Scenario, settings: SolverSettings) -> FuturesResult:
+def solve_futures_and_verify(
+    scenario: Scenario,
+    settings: SolverSettings,
+    estimator: Callable[[Scenario], Sequence[PairEstimate]] | None = None,
+) -> FuturesResult:
     """``solve_futures`` with every plan checked, then the futures checked together.
 
+    ``estimator`` gives each future's estimates (default: the estimator's).
     A result the futures' checker rejects becomes an ``error`` result: its
     plans are kept out of the writers' reach and the findings are named.
     """
     from optimizer.check.futures import check_futures
     from optimizer.solve.futures import solve_futures
 
-    result = solve_futures(scenario, settings, verify_plan)
-    violations = check_futures(result)
+    if estimator is None:
+        from optimizer.estimate.pairs import estimate_pairs
+
+        estimator = estimate_pairs
+    result = solve_futures(scenario, settings, verify_plan, estimator)
+    violations = check_futures(result, estimator)
     if not violations:
         return result
     return replace(

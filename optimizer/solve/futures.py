@@ -25,7 +25,7 @@ start and covers every solve.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from optimizer.domain import Scenario
@@ -49,6 +49,7 @@ from optimizer.solve.solver import _solver_info, run_solver, solve_scenario
 
 # A plan handed to the independent checker comes back as it was or as an error.
 Verify = Callable[[Scenario, Plan, tuple[PairEstimate, ...]], Plan]
+Estimator = Callable[[Scenario], Sequence[PairEstimate]]
 # Regret bounds get this much room (money): the solver's half-cent proof tolerance.
 REGRET_ROOM = 0.005
 
@@ -59,8 +60,17 @@ def _left(settings: SolverSettings, deadline: float | None) -> SolverSettings:
     return replace(settings, time_limit=max(0.01, deadline - time.perf_counter()))
 
 
-def solve_futures(scenario: Scenario, settings: SolverSettings, verify: Verify) -> FuturesResult:
-    """The plan for every future with shared decisions of months ``1..decide_by_month``."""
+def solve_futures(
+    scenario: Scenario,
+    settings: SolverSettings,
+    verify: Verify,
+    estimator: Estimator = estimate_pairs,
+) -> FuturesResult:
+    """The plan for every future with shared decisions of months ``1..decide_by_month``.
+
+    ``estimator`` gives each future's (and the expected future's) estimates,
+    as ``solve_and_verify`` gets them (tests hand in estimates made by hand).
+    """
     futures = scenario.futures
     if futures is None:
         raise ValueError(f"scenario {scenario.name!r} has no futures")
@@ -69,9 +79,9 @@ def solve_futures(scenario: Scenario, settings: SolverSettings, verify: Verify) 
     settings = replace(settings, progress=False, currency=scenario.assumptions.currency)
     D = futures.decide_by_month
     scenarios = [future_scenario(scenario, f) for f in futures.futures]
-    estimates = [estimate_pairs(s) for s in scenarios]
+    estimates = [tuple(estimator(s)) for s in scenarios]
     expected_scenario = future_scenario(scenario, expected_future(scenario, futures))
-    expected_estimates = estimate_pairs(expected_scenario)
+    expected_estimates = tuple(estimator(expected_scenario))
     dominated = joint_dominated([*scenarios, expected_scenario])
     diagnostics: list[str] = []
 

@@ -140,8 +140,8 @@ def build_two_stage(
         cost = built.problem.objective
         for var in built.problem.variables():
             var.name = prefix + var.name
-        for row_name, row in built.problem.constraints.items():
-            problem.addConstraint(row, name=prefix + row_name)
+        for row in built.problem.constraints():
+            problem.addConstraint(row, name=prefix + row.name)
         objective += [(var, probability * coef) for var, coef in cost.items()]
         if k:
             for lp_name, var in sorted(links.items()):
