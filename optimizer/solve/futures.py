@@ -31,7 +31,7 @@ from dataclasses import replace
 from optimizer.domain import Scenario
 from optimizer.errors import SolveError
 from optimizer.estimate.pairs import estimate_pairs
-from optimizer.futures import Futures, future_scenario
+from optimizer.futures import Futures, FutureSpec, future_scenario
 from optimizer.futures_result import FutureOutcome, FuturesResult, shared_decisions
 from optimizer.results import PairEstimate, Plan, SolverInfo, SolverSettings, SolveStatus
 from optimizer.solve.adapters import SolverRun
@@ -89,6 +89,10 @@ def solve_futures(
         verify(s, solve_scenario(s, _left(settings, deadline), e), e)
         for s, e in zip(scenarios, estimates, strict=True)
     ]
+    lost = [(f, a) for f, a in zip(futures.futures, alone, strict=True) if not a.status.has_plan]
+    if lost:
+        # A future without a plan of its own has none with shared decisions either.
+        return _without_plan(scenario, futures, scenarios, estimates, alone, lost)
     expected = verify(
         expected_scenario,
         solve_scenario(expected_scenario, _left(settings, deadline), expected_estimates),
@@ -146,6 +150,51 @@ def solve_futures(
         expected_future=expected,
         solver=info,
         diagnostics=tuple(diagnostics),
+    )
+
+
+def _without_plan(
+    scenario: Scenario,
+    futures: Futures,
+    scenarios: list[Scenario],
+    estimates: list[tuple[PairEstimate, ...]],
+    alone: list[Plan],
+    lost: list[tuple[FutureSpec, Plan]],
+) -> FuturesResult:
+    """The result when some future has no plan even alone (its status, its reasons)."""
+    status = lost[0][1].status
+    status = SolveStatus.INFEASIBLE if status is SolveStatus.INFEASIBLE else status
+    why = [
+        f"future {f.name!r} has no plan even on its own ({p.status.value}): "
+        + "; ".join(p.diagnostics)
+        for f, p in lost
+    ]
+    names = ", ".join(repr(f.name) for f, _ in lost)
+    outcomes = tuple(
+        FutureOutcome(
+            spec=f,
+            plan=Plan.without_plan(
+                s,
+                status,
+                e,
+                a.diagnostics
+                if not a.status.has_plan
+                else (f"future {names} has no plan on its own, so no shared plan exists",),
+                None,
+            ),
+            alone=a,
+        )
+        for f, s, e, a in zip(futures.futures, scenarios, estimates, alone, strict=True)
+    )
+    return FuturesResult(
+        scenario=scenario,
+        futures=futures,
+        status=status,
+        gap=None,
+        bound=None,
+        outcomes=outcomes,
+        shared=(),
+        diagnostics=tuple(why),
     )
 
 
