@@ -31,7 +31,7 @@ def test_two_stage_plan_is_the_enumerated_minimum(family: str, seed: int) -> Non
         best = enumerated_two_stage(s, estimates)
     except TooBig:
         pytest.skip("too many stock choices to enumerate")
-    result = solve_futures_and_verify(s, EXACT, fixed(estimates))
+    result = solve_futures_and_verify(s, EXACT, fixed(estimates), workers=1)
     if best is None:
         assert result.status is SolveStatus.INFEASIBLE, result.diagnostics
         return

@@ -36,7 +36,7 @@ FEW = settings(max_examples=12, deadline=None)
 
 
 def solved(s: Scenario, estimates: tuple[PairEstimate, ...]) -> FuturesResult:
-    result = solve_futures_and_verify(s, EXACT, fixed(estimates))
+    result = solve_futures_and_verify(s, EXACT, fixed(estimates), workers=1)
     assert result.status is not SolveStatus.ERROR, result.diagnostics
     assert check_futures(result, fixed(estimates)) == []
     return result
@@ -146,10 +146,29 @@ def test_random_scenarios_with_the_estimator_are_checked(seed: int) -> None:
         s,
         futures=Futures(random_futures(rng, s), decide_by_month=rng.randint(1, s.horizon_months)),
     )
-    result = solve_futures_and_verify(s, EXACT)
+    result = solve_futures_and_verify(s, EXACT, workers=1)
     assert result.status is not SolveStatus.ERROR, result.diagnostics
     assert check(result) == []
     if result.evpi is not None:
         assert result.evpi >= -CENT
     if result.vss is not None:
         assert result.vss >= -CENT
+
+
+def test_side_by_side_workers_give_the_same_plans() -> None:
+    """Spawned workers (one solver thread each) plan as one process does."""
+    import random
+
+    from tests.futures_cases import random_futures
+    from tests.random_scenarios import random_scenario
+
+    s = random_scenario(7)
+    s = replace(s, futures=Futures(random_futures(random.Random(7), s), decide_by_month=1))
+    one = solve_futures_and_verify(s, EXACT, workers=1)
+    two = solve_futures_and_verify(s, EXACT, workers=2)
+    assert one.status is two.status
+    if one.expected_cost is not None:
+        assert two.expected_cost is not None
+        assert abs(one.expected_cost - two.expected_cost) <= CENT
+        assert one.wait_and_see is not None and two.wait_and_see is not None
+        assert abs(one.wait_and_see - two.wait_and_see) <= CENT

@@ -66,10 +66,12 @@ def solve_futures_and_verify(
     scenario: Scenario,
     settings: SolverSettings,
     estimator: Callable[[Scenario], Sequence[PairEstimate]] | None = None,
+    workers: int | None = None,
 ) -> FuturesResult:
     """``solve_futures`` with every plan checked, then the futures checked together.
 
-    ``estimator`` gives each future's estimates (default: the estimator's).
+    ``estimator`` gives each future's estimates (default: the estimator's);
+    ``workers`` as in ``solve_futures`` (None: one process per usable core).
     A result the futures' checker rejects becomes an ``error`` result: its
     plans are kept out of the writers' reach and the findings are named.
     """
@@ -80,7 +82,7 @@ def solve_futures_and_verify(
         from optimizer.estimate.pairs import estimate_pairs
 
         estimator = estimate_pairs
-    result = solve_futures(scenario, settings, verify_plan, estimator)
+    result = solve_futures(scenario, settings, verify_plan, estimator, workers)
     violations = check_futures(result, estimator)
     if not violations:
         return result

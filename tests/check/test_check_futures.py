@@ -24,7 +24,7 @@ ESTIMATES = case_with_futures("services", 0)[1]
 @functools.cache
 def solved() -> FuturesResult:
     s, estimates = case_with_futures("services", 0)
-    result = solve_futures_and_verify(s, EXACT, fixed(estimates))
+    result = solve_futures_and_verify(s, EXACT, fixed(estimates), workers=1)
     assert result.status is SolveStatus.OPTIMAL
     return result
 
@@ -101,7 +101,7 @@ def test_solve_and_verify_refuses_a_result_the_futures_checker_rejects(
 
     monkeypatch.setattr(optimizer.check.futures, "check_futures", lambda r, e: ["wrong (test)"])
     s, estimates = case_with_futures("services", 0)
-    result = solve_futures_and_verify(s, EXACT, fixed(estimates))
+    result = solve_futures_and_verify(s, EXACT, fixed(estimates), workers=1)
     assert result.status is SolveStatus.ERROR
     assert result.shared == ()
     assert result.expected_cost is None
@@ -114,7 +114,7 @@ def test_a_regret_bound_holds_in_the_solve() -> None:
     s, estimates = case_with_futures("services", 0)
     assert s.futures is not None
     bounded = replace(s, futures=replace(s.futures, max_regret=100.0))
-    result = solve_futures_and_verify(bounded, EXACT, fixed(estimates))
+    result = solve_futures_and_verify(bounded, EXACT, fixed(estimates), workers=1)
     assert result.status in (SolveStatus.OPTIMAL, SolveStatus.INFEASIBLE)
     if result.status is SolveStatus.OPTIMAL:
         assert check(result) == []
