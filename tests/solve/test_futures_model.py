@@ -48,3 +48,31 @@ def test_the_linked_variables_are_the_levels_and_sales_of_the_shared_months() ->
     assert all(name.endswith("_t1") for name in two.linked)
     links = [c.name for c in two.problem.constraints() if c.name.startswith("link_")]
     assert links == [f"link_f1_{name}" for name in two.linked]
+
+
+def test_regret_is_bounded_against_an_alone_plan_not_proven_optimal() -> None:
+    """Its cost is at least the true optimum: the cap never turns away a plan that truly
+    meets the bound, and the diagnostics say it may be loose."""
+    from optimizer.check.verify import solve_futures_and_verify
+    from optimizer.results import SolveStatus
+    from optimizer.solve.futures import _regret_caps
+    from tests.futures_cases import EXACT, fixed
+
+    s, estimates = case_with_futures("services", 0)
+    assert s.futures is not None
+    result = solve_futures_and_verify(s, EXACT, fixed(estimates), workers=1)
+    alone = [o.alone for o in result.outcomes if o.alone is not None]
+    alone[1] = replace(alone[1], status=SolveStatus.TIME_LIMIT, gap=0.02)
+    futures = [
+        (f.name, f.probability, o.plan.scenario, estimates)
+        for f, o in zip(s.futures.futures, result.outcomes, strict=True)
+    ]
+    two = build_two_stage(futures, s.futures.decide_by_month, frozenset())
+    notes = _regret_caps(two, replace(s.futures, max_regret=10.0), alone)
+    assert notes == [
+        "future 'f1' alone was not proven optimal (gap 2.000%): its regret is bounded "
+        "against its best plan found, which costs at least the true optimum, so the bound "
+        "may be loose by up to that gap"
+    ]
+    caps = {c.name: -c.constant for c in two.problem.constraints() if c.name.startswith("regret")}
+    assert caps == {"regret_f0_cap": 700.0 + 10.005, "regret_f1_cap": 1000.0 + 10.005}
