@@ -118,8 +118,11 @@ class FuturesResult:
     outcomes: tuple[FutureOutcome, ...]  # in the futures' order
     shared: tuple[SharedDecision, ...]  # months 1..decide_by_month
     expected_future: Plan | None = None  # the plan made for the expected future alone
-    solver: SolverInfo | None = None
+    solver: SolverInfo | None = None  # of the two-stage solve (its build and solve seconds)
     diagnostics: tuple[str, ...] = ()
+    # Wall seconds of each step (each future alone, the expected future, the
+    # two-stage build and solve) and the total, in order.
+    seconds: tuple[tuple[str, float], ...] = ()
 
     @property
     def currency(self) -> str:

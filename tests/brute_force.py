@@ -185,12 +185,13 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
 
 
 def month_demand(w: Workload, t: int) -> float:
-    """Model v2 §E by hand: sheet Demand's value, else base × (1 + growth) ^ (t − start)."""
+    """Model v2 §E by hand: sheet Demand's value, else base × (1 + growth) ^ (t − start),
+    times the workload's demand multiplier (a future's demand factor)."""
     given = dict(w.demand_by_month)
     if t in given:
-        return given[t]
+        return given[t] * w.demand_multiplier
     base = w.tokens_per_second if w.kind is Kind.REALTIME_INFERENCE else w.tokens
-    return (base or 0.0) * (1 + w.growth_per_month) ** (t - w.start_month)
+    return (base or 0.0) * (1 + w.growth_per_month) ** (t - w.start_month) * w.demand_multiplier
 
 
 def work_factor(w: Workload, t: int) -> float:
@@ -199,7 +200,7 @@ def work_factor(w: Workload, t: int) -> float:
         return 1.0
     if t in dict(w.demand_by_month):
         return month_demand(w, t) / (w.tokens or 1.0)
-    return (1 + w.growth_per_month) ** (t - w.start_month)
+    return (1 + w.growth_per_month) ** (t - w.start_month) * w.demand_multiplier
 
 
 # ---------------------------------------------------------------- realtime

@@ -317,12 +317,57 @@ class Cheapest:
 
 def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     """The cheapest plan over every integer choice within the bounds, or None (infeasible)."""
+    best: tuple[float, Candidate] | None = None
+    choices = 0
+    for total, c in candidates(s, estimates):
+        choices += 1
+        if c is not None and (best is None or total < best[0] - 1e-9):
+            best = (total, c)
+    return None if best is None else Cheapest(best[0], best[1].decisions(), choices)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One choice of stock (purchases, reservations, sales, servers) completed cheapest."""
+
+    buys: dict
+    reserved: dict
+    sold: dict
+    flex: Decisions
+    server_purchases: dict
+    server_sales: dict
+
+    def decisions(self) -> Decisions:
+        d = self.flex
+        return Decisions(
+            self.buys,
+            self.reserved,
+            d.replicas,
+            d.work,
+            d.slots,
+            d.picks,
+            sales=self.sold,
+            server_purchases=self.server_purchases,
+            server_sales=self.server_sales,
+        )
+
+
+def candidates(
+    s: Scenario, estimates: Sequence[PairEstimate], bounds: Scenario | None = None
+) -> Iterator[tuple[float, Candidate | None]]:
+    """Every integer stock choice within the bounds with its cheapest total (None: infeasible).
+
+    ``bounds`` (default ``s``) is the scenario whose needs bound the stock
+    levels: the same GPUs and offers as ``s`` with at least its demand (the
+    futures' tests enumerate every future over the largest one's choices).
+    """
     inst = instance(s, estimates)
+    limits = inst if bounds is None else instance(bounds, estimates)
     offers = all_offers(s)
-    sets = [_purchase_choices(inst, g.name) for g in s.gpus]
+    sets = [_purchase_choices(limits, g.name) for g in s.gpus]
     sets += [
-        _reservation_choices(inst, p)
-        for ps in inst.places.values()
+        _reservation_choices(limits, p)
+        for ps in limits.places.values()
         for p in ps
         if p.offer is not None and p.offer.option is OfferOption.RESERVED
     ]
@@ -331,20 +376,19 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     finite = [p for ps in inst.places.values() for p in ps if p.finite]
     options_cache: dict[tuple, list[MonthOption]] = {}
     flex_cache: dict[tuple, tuple[float, Decisions] | None] = {}
-    best: tuple[float, Decisions] | None = None
-    choices = 0
     for combo in itertools.product(*sets):
-        choices += 1
         buys = {k: v for d in combo[: len(s.gpus)] for k, v in d[0].items()}
         sold = {k: v for d in combo[: len(s.gpus)] for k, v in d[1].items()}
         reserved = {k: v for d in combo[len(s.gpus) :] for k, v in d.items()}
         capex = sum(offers[oid].price * n for (oid, _), n in buys.items())
         if s.budget_capex is not None and capex > s.budget_capex + 0.005:
+            yield math.inf, None
             continue
         size = levels(s, buys, reserved, sold)
         racked = _cheapest_servers(s, size)
         if racked is None:
-            continue  # no servers fit the power cap
+            yield math.inf, None  # no servers fit the power cap
+            continue
         sizes = tuple(tuple(size_of(s, p, t, size) for p in finite) for t in s.months)
         if sizes not in flex_cache:
             per_month = []
@@ -355,25 +399,10 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
             flex_cache[sizes] = _cheapest_flex(inst, per_month)
         flex = flex_cache[sizes]
         if flex is None:
+            yield math.inf, None
             continue
         total = stock_cost(s, buys, reserved, sold) + flex[0] + racked[0]
-        if best is None or total < best[0] - 1e-9:
-            d = flex[1]
-            best = (
-                total,
-                Decisions(
-                    buys,
-                    reserved,
-                    d.replicas,
-                    d.work,
-                    d.slots,
-                    d.picks,
-                    sales=sold,
-                    server_purchases=racked[1],
-                    server_sales=racked[2],
-                ),
-            )
-    return None if best is None else Cheapest(best[0], best[1], choices)
+        yield total, Candidate(buys, reserved, sold, flex[1], racked[1], racked[2])
 
 
 def _cheapest_servers(s: Scenario, size: dict) -> tuple[float, dict, dict] | None:

@@ -19,7 +19,9 @@ from tests.paths import ROOT
 
 PACKAGE = ROOT / "optimizer"
 STAGES = ("inputs", "estimate", "model", "solve", "check", "reports", "analysis", "cli")
-SHARED = frozenset({"domain", "results", "errors", "currency", "__init__"})
+SHARED = frozenset(
+    {"domain", "results", "errors", "currency", "futures", "futures_result", "__init__"}
+)
 # Modules that are declared data (column declarations, the example's rows), not logic.
 DECLARED_DATA = frozenset({"optimizer.inputs.schema", "optimizer.inputs.example_data"})
 MAX_LINES = 500

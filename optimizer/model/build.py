@@ -144,6 +144,7 @@ def build_model(
     *,
     elastic: Iterable[str] = (),
     deadline: float | None = None,
+    dominated: frozenset[str] | None = None,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -151,6 +152,10 @@ def build_model(
     to the rows of the named groups and makes the objective the weighted
     total slack instead of the cost. ``deadline`` (a ``time.perf_counter()``
     value) stops the build with :class:`BuildTimeLimit` once passed.
+    ``dominated`` (used by the futures solve only) names the offers left out
+    as dominated instead of :func:`~optimizer.model.costs.dominated_offers` of
+    the scenario's: several futures' models then have the same offers even
+    where price factors would prune them differently.
     """
     T = scenario.horizon_months
     workloads = {w.name: w for w in scenario.workloads}
@@ -166,7 +171,7 @@ def build_model(
     for w_name, g_name in usable:
         active[g_name] |= set(workloads[w_name].window(T))
 
-    dropped = dominated_offers(scenario.offers)
+    dropped = dominated_offers(scenario.offers) if dominated is None else dominated
     offers = tuple(o for o in scenario.offers if o.offer_id not in dropped and active.get(o.gpu))
     # What exists is always in the model (model v2 §E): owned GPUs cost money until
     # sold, and a signed reservation is paid whether or not it is used.

@@ -160,17 +160,33 @@ def dominated_offers(offers: Sequence[Offer]) -> frozenset[str]:
     ``b`` can be replaced by a unit of ``a`` at no higher cost, budget use or
     power draw.
     """
+    return jointly_dominated_offers((offers,))
+
+
+def jointly_dominated_offers(offer_lists: Sequence[Sequence[Offer]]) -> frozenset[str]:
+    """Offer ids dominated (as in :func:`dominated_offers`) by the same offer in every list.
+
+    The lists are one scenario's offers in several futures (the same ids in
+    the same order, prices differing): ``b`` is left out only when one offer
+    ``a`` dominates it in every future, so a shared purchase of ``b`` can be
+    replaced by one of ``a`` in all futures at once.
+    """
+    first = offer_lists[0]
     dropped: set[str] = set()
-    for i, b in enumerate(offers):
-        for j, a in enumerate(offers):
+    for i, b in enumerate(first):
+        for j, a in enumerate(first):
             if i == j or a.offer_id in dropped:
                 continue
-            same = a.gpu == b.gpu and a.option is b.option and a.term_months == b.term_months
-            if not same or a.max_units is not None:
-                continue
-            no_worse = a.price <= b.price and a.available_from <= b.available_from
-            strictly = a.price < b.price or a.available_from < b.available_from or j < i
-            if no_worse and strictly:
+            if all(_dominates(o[j], o[i], j < i) for o in offer_lists):
                 dropped.add(b.offer_id)
                 break
     return frozenset(dropped)
+
+
+def _dominates(a: Offer, b: Offer, a_first: bool) -> bool:
+    same = a.gpu == b.gpu and a.option is b.option and a.term_months == b.term_months
+    if not same or a.max_units is not None:
+        return False
+    no_worse = a.price <= b.price and a.available_from <= b.available_from
+    strictly = a.price < b.price or a.available_from < b.available_from or a_first
+    return no_worse and strictly

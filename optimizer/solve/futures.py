@@ -1,0 +1,306 @@
+"""Plan one scenario for its futures at once (issue 19): the two-stage solve.
+
+:func:`solve_futures` takes a scenario whose ``futures`` is set and hands on
+a :class:`~optimizer.futures_result.FuturesResult`:
+
+1. each future alone (wait and see): the future's plain scenario solved as
+   any scenario;
+2. the expected future (:func:`~optimizer.solve.futures_expected.expected_future`)
+   alone, then every future re-planned with its shared decisions fixed;
+3. the two-stage MILP (:mod:`optimizer.solve.futures_model`): expected cost
+   minimised, shared decisions linked, and with ``max_regret`` /
+   ``max_regret_share`` each future's cost at most its alone plan's cost plus
+   the bound. An alone plan not proven optimal costs at least the true
+   optimum, so bounding against it never cuts off a plan that truly meets
+   the bound (it may admit one that misses it by up to the alone plan's gap;
+   the diagnostics then say so);
+4. one plan per future read from its variables.
+
+Every plan goes through ``verify`` (the independent checker; the check
+stage passes it, see ``optimizer.check.verify.solve_futures_and_verify``:
+the solve stage may not import the checker). The time limit counts from the
+start and covers every solve.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from optimizer.domain import Scenario
+from optimizer.estimate.pairs import estimate_pairs
+from optimizer.futures import Futures, FutureSpec, future_scenario
+from optimizer.futures_result import FutureOutcome, FuturesResult, shared_decisions
+from optimizer.results import PairEstimate, Plan, SolverInfo, SolverSettings, SolveStatus
+from optimizer.solve.adapters import SolverRun
+from optimizer.solve.assemble import _plan_from_solution
+from optimizer.solve.cores import usable_cores
+from optimizer.solve.futures_expected import expected_future
+from optimizer.solve.futures_model import (
+    TwoStage,
+    add_cost_cap,
+    build_two_stage,
+    joint_dominated,
+)
+from optimizer.solve.futures_steps import Verify, one_core, replanned_in, run_all, solve_alone
+from optimizer.solve.solver import _solver_info, run_solver
+
+Estimator = Callable[[Scenario], Sequence[PairEstimate]]
+# Regret bounds get this much room (money): the solver's half-cent proof tolerance.
+REGRET_ROOM = 0.005
+
+
+def _left(settings: SolverSettings, deadline: float | None) -> SolverSettings:
+    if deadline is None:
+        return settings
+    return replace(settings, time_limit=max(0.01, deadline - time.perf_counter()))
+
+
+def solve_futures(
+    scenario: Scenario,
+    settings: SolverSettings,
+    verify: Verify,
+    estimator: Estimator = estimate_pairs,
+    workers: int | None = None,
+) -> FuturesResult:
+    """The plan for every future with shared decisions of months ``1..decide_by_month``.
+
+    ``estimator`` gives each future's (and the expected future's) estimates,
+    as ``solve_and_verify`` gets them (tests hand in estimates made by hand).
+    ``workers`` (None: one per usable core) solve the futures alone, the
+    expected future and its re-plans side by side in spawned processes, one
+    solver thread each; 1 solves them one after another in this process.
+    """
+    futures = scenario.futures
+    if futures is None:
+        raise ValueError(f"scenario {scenario.name!r} has no futures")
+    begun = time.perf_counter()
+    deadline = None if settings.time_limit is None else begun + settings.time_limit
+    settings = replace(settings, progress=False, currency=scenario.assumptions.currency)
+    D = futures.decide_by_month
+    scenarios = [future_scenario(scenario, f) for f in futures.futures]
+    estimates = [tuple(estimator(s)) for s in scenarios]
+    expected_scenario = future_scenario(scenario, expected_future(scenario, futures))
+    expected_estimates = tuple(estimator(expected_scenario))
+    dominated = joint_dominated([*scenarios, expected_scenario])
+    diagnostics: list[str] = []
+
+    clock = _Clock(begun)
+    workers = usable_cores() if workers is None else workers
+    each = one_core(settings) if workers > 1 else settings
+    # Each future alone and the expected future alone: independent, side by side.
+    solved = run_all(
+        [
+            (solve_alone, (s, _left(each, deadline), e, verify))
+            for s, e in [
+                *zip(scenarios, estimates, strict=True),
+                (expected_scenario, expected_estimates),
+            ]
+        ],
+        workers,
+    )
+    alone, expected = solved[:-1], solved[-1]
+    clock.lap("each future alone, and the expected future")
+    lost = [(f, a) for f, a in zip(futures.futures, alone, strict=True) if not a.status.has_plan]
+    if lost:
+        # A future without a plan of its own has none with shared decisions either.
+        return _without_plan(scenario, futures, scenarios, estimates, alone, lost)
+    replans = run_all(
+        [
+            (replanned_in, (s, e, expected, D, dominated, _left(each, deadline), verify))
+            for s, e in zip(scenarios, estimates, strict=True)
+        ],
+        workers,
+    )
+    replanned = [plan for plan, _ in replans]
+    if not expected.status.has_plan:
+        diagnostics.append(
+            f"the expected future has no plan of its own ({expected.status.value}): "
+            "no value of the stochastic solution"
+        )
+    clock.lap("the expected future's decisions in each future")
+
+    two = build_two_stage(
+        [
+            (f.name, f.probability, s, e)
+            for f, s, e in zip(futures.futures, scenarios, estimates, strict=True)
+        ],
+        D,
+        dominated,
+    )
+    if futures.max_regret is not None or futures.max_regret_share is not None:
+        diagnostics += _regret_caps(two, futures, alone)
+    start = _start(two, replans)
+    build_seconds = clock.lap("building the two-stage model")
+    two_settings = _left(settings, deadline)
+    if start and two_settings.solver == "auto":
+        # Only HiGHS takes a first plan; on the bundled example's three futures
+        # HiGHS from the expected future's plans proved the optimum in 21 s,
+        # the race (without it) in 75 s.
+        two_settings = replace(two_settings, solver="highs")
+    run = run_solver(two.problem, two_settings, start=start or None)
+    clock.lap("the two-stage solve")
+    info = SolverInfo(
+        name=run.name,
+        version=run.version,
+        seconds=run.seconds,
+        build_seconds=build_seconds,
+        variables=len(two.problem.variables()),
+        constraints=two.problem.numConstraints(),
+        integers=sum(1 for v in two.problem.variables() if v.cat == "Integer"),
+        bound=run.bound,
+    )
+    plans = _plans(two, run, settings, verify)
+    status = run.status
+    if status.has_plan and not all(p.status.has_plan for p in plans):
+        status = SolveStatus.ERROR
+        diagnostics.append("a future's plan was refused by the independent checker")
+    if not run.status.has_plan:
+        diagnostics.append(_no_plan(run, futures))
+    outcomes = tuple(
+        FutureOutcome(spec=f, plan=p, alone=a, expected_future_plan=r)
+        for f, p, a, r in zip(futures.futures, plans, alone, replanned, strict=True)
+    )
+    shared: tuple = ()
+    if status.has_plan and plans[0].decisions is not None:
+        shared = shared_decisions(scenarios[0], plans[0].decisions, D)
+    return FuturesResult(
+        scenario=scenario,
+        futures=futures,
+        status=status,
+        gap=run.gap if status.has_plan else None,
+        bound=run.bound,
+        outcomes=outcomes,
+        shared=shared,
+        expected_future=expected,
+        solver=info,
+        diagnostics=tuple(diagnostics),
+        seconds=clock.laps(),
+    )
+
+
+class _Clock:
+    """Seconds of each step of the futures solve, for the benchmark and the diagnostics."""
+
+    def __init__(self, begun: float) -> None:
+        self.begun = self.last = begun
+        self.steps: list[tuple[str, float]] = []
+
+    def lap(self, step: str) -> float:
+        now = time.perf_counter()
+        self.steps.append((step, now - self.last))
+        self.last = now
+        return self.steps[-1][1]
+
+    def laps(self) -> tuple[tuple[str, float], ...]:
+        return (*self.steps, ("total", time.perf_counter() - self.begun))
+
+
+def _without_plan(
+    scenario: Scenario,
+    futures: Futures,
+    scenarios: list[Scenario],
+    estimates: list[tuple[PairEstimate, ...]],
+    alone: list[Plan],
+    lost: list[tuple[FutureSpec, Plan]],
+) -> FuturesResult:
+    """The result when some future has no plan even alone (its status, its reasons)."""
+    status = lost[0][1].status
+    status = SolveStatus.INFEASIBLE if status is SolveStatus.INFEASIBLE else status
+    why = [
+        f"future {f.name!r} has no plan even on its own ({p.status.value}): "
+        + "; ".join(p.diagnostics)
+        for f, p in lost
+    ]
+    names = ", ".join(repr(f.name) for f, _ in lost)
+    outcomes = tuple(
+        FutureOutcome(
+            spec=f,
+            plan=Plan.without_plan(
+                s,
+                status,
+                e,
+                a.diagnostics
+                if not a.status.has_plan
+                else (f"future {names} has no plan on its own, so no shared plan exists",),
+                None,
+            ),
+            alone=a,
+        )
+        for f, s, e, a in zip(futures.futures, scenarios, estimates, alone, strict=True)
+    )
+    return FuturesResult(
+        scenario=scenario,
+        futures=futures,
+        status=status,
+        gap=None,
+        bound=None,
+        outcomes=outcomes,
+        shared=(),
+        diagnostics=tuple(why),
+    )
+
+
+def _no_plan(run: SolverRun, futures: Futures) -> str:
+    if run.status is SolveStatus.INFEASIBLE:
+        bound = ""
+        if futures.max_regret is not None or futures.max_regret_share is not None:
+            bound = " and the regret bounds"
+        return f"no shared decisions meet every future's demand and limits{bound}"
+    return run.message or f"the two-stage solve found no plan ({run.status.value})"
+
+
+def _regret_caps(two: TwoStage, futures: Futures, alone: list[Plan]) -> list[str]:
+    """Each future's cost at most its alone plan's cost plus the bound; what was used, in words."""
+    notes: list[str] = []
+    for k, plan in enumerate(alone):
+        name = two.futures[k].name
+        if plan.total_cost is None:
+            notes.append(f"future {name!r} has no plan of its own: no regret bound for it")
+            continue
+        bounds = []
+        if futures.max_regret is not None:
+            bounds.append(futures.max_regret)
+        if futures.max_regret_share is not None:
+            bounds.append(futures.max_regret_share * abs(plan.total_cost))
+        add_cost_cap(two, k, plan.total_cost + min(bounds) + REGRET_ROOM)
+        if plan.status is not SolveStatus.OPTIMAL:
+            gap = "unknown" if plan.gap is None else f"{plan.gap:.3%}"
+            notes.append(
+                f"future {name!r} alone was not proven optimal (gap {gap}): its regret is "
+                "bounded against its best plan found, which costs at least the true "
+                "optimum, so the bound may be loose by up to that gap"
+            )
+    return notes
+
+
+def _start(two: TwoStage, replans: list[tuple[Plan | None, dict[str, float]]]) -> dict[str, float]:
+    """A first plan: the expected future's shared decisions re-planned in every future.
+
+    It keeps every two-stage row but the regret caps (HiGHS ignores a first
+    plan that breaks a row). Its variables carry the same names as the
+    futures' models before the prefix (same scenario, same pruning).
+    """
+    start: dict[str, float] = {}
+    for m, (plan, values) in zip(two.futures, replans, strict=True):
+        if plan is None or not plan.status.has_plan or not values:
+            return {}
+        start.update({m.prefix + name: v for name, v in values.items()})
+    return start
+
+
+def _plans(two: TwoStage, run: SolverRun, settings: SolverSettings, verify: Verify) -> list[Plan]:
+    """One checked plan per future from its variables (or why there is none)."""
+    plans: list[Plan] = []
+    # The run's gap and bound are of the expected cost, not of one future's.
+    own = replace(run, bound=None)
+    for m in two.futures:
+        info = _solver_info(m.built, own, 0.0)
+        if not run.status.has_plan:
+            status = SolveStatus.INFEASIBLE if run.status is SolveStatus.INFEASIBLE else run.status
+            plans.append(Plan.without_plan(m.scenario, status, m.estimates, (), info))
+            continue
+        plan = _plan_from_solution(m.built, own, m.estimates, info, settings)
+        plans.append(verify(m.scenario, plan, m.estimates))
+    return plans

@@ -1,0 +1,92 @@
+"""Steps of the futures solve that run side by side (issue 19): data in, plans out.
+
+:func:`solve_alone` (a future, or the expected future, planned on its own)
+and :func:`replanned_in` (a future re-planned with the expected future's
+shared decisions fixed) take scenarios, estimates and settings, never a PuLP
+object, so that :func:`run_all` can hand them to spawned worker processes
+(never forked: a child forked after a HiGHS solve hangs), one solver thread
+each.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from optimizer.domain import Scenario
+from optimizer.errors import SolveError
+from optimizer.futures_result import shared_decisions
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve.assemble import _plan_from_solution
+from optimizer.solve.futures_expected import fixed_levels
+from optimizer.solve.futures_model import build_future, fix_shared
+from optimizer.solve.solver import _solver_info, run_solver, solve_scenario
+
+# A plan handed to the independent checker comes back as it was or as an error.
+Verify = Callable[[Scenario, Plan, tuple[PairEstimate, ...]], Plan]
+
+
+def one_core(settings: SolverSettings) -> SolverSettings:
+    """Settings for a solve that shares the machine with others: one thread, no race."""
+    solver = "highs" if settings.solver == "auto" else settings.solver
+    return replace(settings, solver=solver, threads=1)
+
+
+def run_all(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]], workers: int) -> list[Any]:
+    """Every ``fn(*args)``, in order: in this process (``workers`` 1) or a spawn pool."""
+    if workers <= 1 or len(calls) <= 1:
+        return [fn(*args) for fn, args in calls]
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(calls)), mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        running = [pool.submit(fn, *args) for fn, args in calls]
+        return [r.result() for r in running]
+
+
+def solve_alone(
+    scenario: Scenario,
+    settings: SolverSettings,
+    estimates: tuple[PairEstimate, ...],
+    verify: Verify,
+) -> Plan:
+    """``scenario`` planned on its own, checked (as ``solve_and_verify``)."""
+    return verify(scenario, solve_scenario(scenario, settings, estimates), estimates)
+
+
+def replanned_in(
+    scenario: Scenario,
+    estimates: tuple[PairEstimate, ...],
+    expected: Plan,
+    D: int,
+    dominated: frozenset[str],
+    settings: SolverSettings,
+    verify: Verify,
+) -> tuple[Plan | None, dict[str, float]]:
+    """``scenario`` re-planned with the expected future's shared decisions fixed, and
+    its variables' values by name (a first plan for the two-stage solve)."""
+    if expected.decisions is None:
+        return None, {}
+    built = build_future(scenario, estimates, dominated)
+    fix_shared(built, D, fixed_levels(built, expected.decisions, D), "the expected future")
+    run = run_solver(built.problem, settings)
+    info = _solver_info(built, run, 0.0)
+    if not run.status.has_plan:
+        why = (
+            "with the expected future's decisions of months 1.."
+            f"{D} this future has no plan ({run.status.value})"
+        )
+        status = SolveStatus.INFEASIBLE if run.status is SolveStatus.INFEASIBLE else run.status
+        return Plan.without_plan(scenario, status, estimates, (why,), info), {}
+    plan = _plan_from_solution(built, run, estimates, info, settings)
+    if plan.decisions is not None and shared_decisions(
+        scenario, plan.decisions, D
+    ) != shared_decisions(scenario, expected.decisions, D):
+        raise SolveError(
+            f"internal error: {scenario.name!r} re-planned does not keep the expected "
+            "future's shared decisions"
+        )
+    values = {v.name: float(v.varValue or 0.0) for v in built.problem.variables()}
+    return verify(scenario, plan, estimates), values
