@@ -1,7 +1,7 @@
 """``gpumix futures``: one purchase plan that holds across a scenario's futures (issue 19).
 
 Picks the scenario (``--scenario``, else the input's first that has futures),
-runs :func:`optimizer.solve.futures.solve_futures`, writes the futures
+runs :func:`optimizer.check.verify.solve_futures_and_verify`, writes the futures
 workbook and prints what to decide now and each future's cost and regret (or
 the JSON). The shared command-line helpers live in ``optimizer.cli``.
 """
@@ -41,10 +41,10 @@ def _scenario_with_futures(path: Path | None, name: str | None) -> Scenario:
 
 def run_futures_command(args: argparse.Namespace) -> int:
     from optimizer import __version__
+    from optimizer.check.verify import solve_futures_and_verify
     from optimizer.cli import _default_output, _output_path, _say, _solver_settings, _write
     from optimizer.reports.futures_workbook import futures_json, write_futures_workbook
     from optimizer.results import RunResult
-    from optimizer.solve.futures import solve_futures
 
     quiet = args.quiet or args.json
     scenario = _scenario_with_futures(args.input, args.scenario)
@@ -56,7 +56,7 @@ def run_futures_command(args: argparse.Namespace) -> int:
     assert futures is not None
     _say(quiet, f"planning {scenario.name} for {len(futures.futures)} futures ...")
     started = datetime.now(UTC).isoformat()
-    result = solve_futures(scenario, settings)
+    result = solve_futures_and_verify(scenario, settings)
     run = RunResult(
         tuple(o.plan for o in result.outcomes),
         scenario.source_files,
@@ -82,7 +82,8 @@ def futures_lines(result: FuturesResult) -> list[str]:
     currency = result.currency
 
     def money(value: float | None) -> str:
-        return "not known" if value is None else money_text(value, currency)
+        # To the cent, and never "-$0.00" for a difference of two equal costs.
+        return "not known" if value is None else money_text(round(value, 2) + 0.0, currency)
 
     name = result.scenario.name
     if result.expected_cost is None:

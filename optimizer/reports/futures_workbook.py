@@ -115,8 +115,10 @@ def _future_rows(sheet: SheetModel, result: FuturesResult, row: int) -> dict[str
             high, low = sheet.cells.get((rows[minuend], j)), sheet.cells.get((rows[subtrahend], j))
             if high is None or low is None or high.value is None or low.value is None:
                 continue
-            cached = float(high.value) - float(low.value)
-            text = f"={a1(rows[minuend], j)}-{a1(rows[subtrahend], j)}"
+            # To the cent: two solves' equal costs may differ in the tenth decimal,
+            # and a spreadsheet shows that as "-$0.00".
+            cached = round(float(high.value) - float(low.value), 2) + 0.0
+            text = f"=ROUND({a1(rows[minuend], j)}-{a1(rows[subtrahend], j)},2)"
             style = Style.TOTAL_MONEY_FORMULA if j == expect else Style.MONEY_FORMULA
             sheet.formula(row, j, text, cached, style)
         row += 1
@@ -157,7 +159,8 @@ def _headline(sheet: SheetModel, result: FuturesResult, row: int, rows: dict[str
         sheet.text(row, 0, label, Style.LABEL)
         source = sheet.cells.get((rows[key], expect))
         if source is not None and source.formula is not None and value is not None:
-            sheet.formula(row, 1, f"={a1(rows[key], expect)}", value, Style.MONEY_FORMULA)
+            cached = float(source.value) if source.value is not None else value
+            sheet.formula(row, 1, f"={a1(rows[key], expect)}", cached, Style.MONEY_FORMULA)
         else:
             sheet.text(row, 1, "not known", Style.VALUE_NOTE)
         row += 1
