@@ -22,6 +22,7 @@ import pytest
 import optimizer.model.costs
 from optimizer.domain import Assumptions, Offer, Scenario
 from optimizer.errors import SolveError
+from optimizer.model.bounds import most_useful
 from optimizer.model.build import FAMILIES, build_model
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import dominated_offers
@@ -276,7 +277,9 @@ def test_stock_levels_are_the_integers_and_carry_the_offer_caps() -> None:
     # max_units: 4 H100 bought over the horizon, 3 reserved active in any month.
     assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "H100|buy|1"} == {4}
     assert {v.upBound for v in built.active.values()} == {3}
-    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "L40S|buy|1"} == {None}
+    # Uncapped: bounded by the GPUs the house can use at once (model/bounds.py).
+    useful = most_useful(built).gpus["L40S"]
+    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "L40S|buy|1"} == {useful}
     # A level for every month from the offer's first: L40S from month 2;
     # the 2-month reservations starting in months 1 and 2 cover months 1-3.
     assert sorted(t for (oid, t) in built.owned if oid == "L40S|buy|1") == [2, 3]
