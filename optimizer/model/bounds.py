@@ -61,11 +61,11 @@ def most_useful(built: BuiltModel) -> Useful:
     slots: dict[tuple[str, int, int], int] = defaultdict(int)
     for (w_name, g), est in built.estimates.items():
         w = by_name[w_name]
+        widths = est.serving_widths()
         for t in w.window(s.horizon_months):
             if w.kind is Kind.REALTIME_INFERENCE:
                 gpus[(g, t)] += sum(
-                    width.width * replicas_enough(w, width, a.target_load, t)
-                    for width in est.serving_widths()
+                    width.width * replicas_enough(w, width, a.target_load, t) for width in widths
                 )
                 continue
             fig = built.figures[(w_name, g)]
