@@ -364,3 +364,14 @@ def test_a_spent_time_limit_stops_the_build_between_steps() -> None:
         build_model(s, estimates, deadline=time.perf_counter() - 1.0)
     assert stopped.value.step == "variables"  # nothing was built
     assert build_model(s, estimates, deadline=time.perf_counter() + 60.0).problem.variables()
+
+
+def test_levels_are_bounded_by_what_one_place_can_use() -> None:
+    s, estimates = tiny()
+    most = most_useful(build_model(s, estimates))
+    # L40S, month 2 (the busiest): chat needs ceil(900 / 0.8 / 400) = 3 replicas
+    # of 2 GPUs (6); the training job's 1,500 GPU-h fill ceil(1500 / (0.95 x 730))
+    # = 3 one-GPU slots, plus its 8 deadline copies (1500 / 200 h, rounded up): 11;
+    # batch's 600 GPU-h a month need ceil(600 / 693.5) = 1 GPU. 6 + 11 + 1 = 18.
+    assert most.gpus["L40S"] == 18
+    assert most.slots[("L40S", 1)] == 11
