@@ -13,22 +13,31 @@ from __future__ import annotations
 
 import pulp
 
-from optimizer.domain import Kind, OfferOption, Workload
-from optimizer.model.built import BuiltModel, _ceil
+from optimizer.domain import Kind, OfferOption
+from optimizer.model.bounds import Useful, most_useful, replicas_enough
+from optimizer.model.built import BuiltModel
 from optimizer.model.costs import reservation_months, spot_allowed
 from optimizer.model.places import Place
-from optimizer.results import ServingWidth
 
 
 def _define_variables(built: BuiltModel, active: dict[str, set[int]]) -> None:
-    _define_stock(built, active)
+    most = most_useful(built)
+    _define_stock(built, active, most)
     _define_servers(built)
     _define_work(built)
-    _define_slots(built)
+    _define_slots(built, most)
     _define_rent(built)
 
 
-def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
+def _at_most(cap: int | None, useful: int | None) -> int | None:
+    """The tighter of an offer's ``max_units`` and what its GPUs can be used for."""
+    if useful is None:
+        return cap
+    return useful if cap is None else min(cap, useful)
+
+
+def _define_stock(built: BuiltModel, active: dict[str, set[int]], most: Useful) -> None:
+    """Stock levels, bounded by ``max_units`` and by what one place can use (``bounds``)."""
     s = built.scenario
     T = s.horizon_months
     prob = built.problem
@@ -53,13 +62,15 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
             built.last_buy_month[o.offer_id] = last
         elif o.option is OfferOption.BUY:
             # Buying after the type's last useful month only adds cost. The
-            # stock level is the integer; max_units bounds it (accounting rule 7).
+            # stock level is the integer; max_units bounds it (accounting rule 7),
+            # and so do the GPUs the house can use (``bounds``).
+            level_most = _at_most(o.max_units, most.gpus.get(o.gpu))
             for t in range(o.available_from, last_active[o.gpu] + 1):
                 built.buy[(o.offer_id, t)] = prob.add_variable(
                     f"buy_o{i}_t{t}", lowBound=0, upBound=o.max_units
                 )
                 built.owned[(o.offer_id, t)] = prob.add_variable(
-                    f"owned_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                    f"owned_o{i}_t{t}", lowBound=0, upBound=level_most, cat=pulp.LpInteger
                 )
                 if s.assumptions.sells and t > o.available_from:
                     # Whole because the levels are; sold at the start of the month.
@@ -79,6 +90,8 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
                 )
         elif o.option is OfferOption.RESERVED:
             term = o.term_months or 0
+            useful = most.gpus.get(o.gpu)
+            level_most = _at_most(o.max_units, None if useful is None else 2 * useful)
             for start in range(o.available_from, T - term + 2):
                 if not any(m in months for m in reservation_months(o, start)):
                     continue
@@ -88,7 +101,7 @@ def _define_stock(built: BuiltModel, active: dict[str, set[int]]) -> None:
                 for t in reservation_months(o, start):
                     if (o.offer_id, t) not in built.active:
                         built.active[(o.offer_id, t)] = prob.add_variable(
-                            f"active_o{i}_t{t}", lowBound=0, upBound=o.max_units, cat=pulp.LpInteger
+                            f"active_o{i}_t{t}", lowBound=0, upBound=level_most, cat=pulp.LpInteger
                         )
 
 
@@ -178,8 +191,12 @@ def _define_work(built: BuiltModel) -> None:
             )
 
 
-def _define_slots(built: BuiltModel) -> None:
-    """Slots of each copy width used in a finite place and month (model v2 §C)."""
+def _define_slots(built: BuiltModel, most: Useful) -> None:
+    """Slots of each copy width used in a finite place and month (model v2 §C).
+
+    At most the place's size over the width, and the slots of that width one
+    place of the type can use (``bounds``).
+    """
     gpos = built.gpu_pos
     for (g_name, key, t), work in sorted(
         built.work_at.items(), key=lambda kv: (gpos[kv[0][0]], kv[0][1], kv[0][2])
@@ -191,11 +208,11 @@ def _define_slots(built: BuiltModel) -> None:
             {k for w_name in work if (k := built.figures[(w_name, g_name)].slot_width) is not None}
         )
         for k in widths:
-            most = None if place.most_gpus is None else place.most_gpus // k
+            size = None if place.most_gpus is None else place.most_gpus // k
             var = built.problem.add_variable(
                 f"slots_g{gpos[g_name]}_p{place.lp}_k{k}_t{t}",
                 lowBound=0,
-                upBound=most,
+                upBound=_at_most(size, most.slots.get((g_name, k))),
                 cat=pulp.LpInteger,
             )
             built.slots[(g_name, key, k, t)] = var
@@ -218,10 +235,3 @@ def _define_rent(built: BuiltModel) -> None:
                 built.rent[(o.offer_id, t)] = built.problem.add_variable(
                     f"rent_o{opos[o.offer_id]}_t{t}", lowBound=0, upBound=cap
                 )
-
-
-def replicas_enough(w: Workload, width: ServingWidth, target_load: float, month: int) -> int:
-    """Replicas of one width that alone meet the month's demand with headroom: more only add cost."""
-    need = w.demand_in(month) / target_load
-    alone = _ceil(need / (width.tokens_per_second_per_replica or 1.0))
-    return max(w.min_replicas, alone)

@@ -22,6 +22,7 @@ import pytest
 import optimizer.model.costs
 from optimizer.domain import Assumptions, Offer, Scenario
 from optimizer.errors import SolveError
+from optimizer.model.bounds import most_useful
 from optimizer.model.build import FAMILIES, build_model
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import dominated_offers
@@ -276,7 +277,9 @@ def test_stock_levels_are_the_integers_and_carry_the_offer_caps() -> None:
     # max_units: 4 H100 bought over the horizon, 3 reserved active in any month.
     assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "H100|buy|1"} == {4}
     assert {v.upBound for v in built.active.values()} == {3}
-    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "L40S|buy|1"} == {None}
+    # Uncapped: bounded by the GPUs the house can use at once (model/bounds.py).
+    useful = most_useful(built).gpus["L40S"]
+    assert {v.upBound for (oid, _t), v in built.owned.items() if oid == "L40S|buy|1"} == {useful}
     # A level for every month from the offer's first: L40S from month 2;
     # the 2-month reservations starting in months 1 and 2 cover months 1-3.
     assert sorted(t for (oid, t) in built.owned if oid == "L40S|buy|1") == [2, 3]
@@ -361,3 +364,14 @@ def test_a_spent_time_limit_stops_the_build_between_steps() -> None:
         build_model(s, estimates, deadline=time.perf_counter() - 1.0)
     assert stopped.value.step == "variables"  # nothing was built
     assert build_model(s, estimates, deadline=time.perf_counter() + 60.0).problem.variables()
+
+
+def test_levels_are_bounded_by_what_one_place_can_use() -> None:
+    s, estimates = tiny()
+    most = most_useful(build_model(s, estimates))
+    # L40S, month 2 (the busiest): chat needs ceil(900 / 0.8 / 400) = 3 replicas
+    # of 2 GPUs (6); the training job's 1,500 GPU-h fill ceil(1500 / (0.95 x 730))
+    # = 3 one-GPU slots, plus its 8 deadline copies (1500 / 200 h, rounded up): 11;
+    # batch's 600 GPU-h a month need ceil(600 / 693.5) = 1 GPU. 6 + 11 + 1 = 18.
+    assert most.gpus["L40S"] == 18
+    assert most.slots[("L40S", 1)] == 11
