@@ -145,6 +145,7 @@ def build_model(
     elastic: Iterable[str] = (),
     deadline: float | None = None,
     dominated: frozenset[str] | None = None,
+    bound_levels_by_use: bool = True,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -155,7 +156,10 @@ def build_model(
     ``dominated`` (used by the futures solve only) names the offers left out
     as dominated instead of :func:`~optimizer.model.costs.dominated_offers` of
     the scenario's: several futures' models then have the same offers even
-    where price factors would prune them differently.
+    where price factors would prune them differently. ``bound_levels_by_use``
+    False (the futures solve) leaves the stock levels bounded by ``max_units``
+    only: the most GPUs one future can use does not bound a level shared with
+    futures that use more.
     """
     T = scenario.horizon_months
     workloads = {w.name: w for w in scenario.workloads}
@@ -184,6 +188,7 @@ def build_model(
         estimates=usable,
         offers=offers,
         elastic=frozenset(elastic),
+        bound_levels_by_use=bound_levels_by_use,
     )
     for o in offers:
         if o.option is OfferOption.BUY:

@@ -76,6 +76,9 @@ class BuiltModel:
     family_rows: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     lp_row_names: set[str] = field(default_factory=set)
     elastic: frozenset[str] = frozenset()
+    # Bound stock levels by what one place of this scenario can use (model/bounds.py).
+    # Off in the futures' models: a shared level may hold what only another future uses.
+    bound_levels_by_use: bool = True
     buy_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     reserved_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     places: dict[str, list[Place]] = field(default_factory=dict)  # per GPU type

@@ -22,6 +22,8 @@ from optimizer.model.places import Place
 
 def _define_variables(built: BuiltModel, active: dict[str, set[int]]) -> None:
     most = most_useful(built)
+    if not built.bound_levels_by_use:
+        most = Useful({}, most.slots)  # slots are each future's own: still bounded
     _define_stock(built, active, most)
     _define_servers(built)
     _define_work(built)

@@ -101,7 +101,10 @@ def build_future(
     scenario: Scenario, estimates: Sequence[PairEstimate], dominated: frozenset[str]
 ) -> BuiltModel:
     """One future's model, pruned like every other future's."""
-    return build_model(scenario, estimates, dominated=dominated)
+    # Levels are not bounded by what this future alone can use: a level shared
+    # in months 1..D (or fixed from the expected future) may hold GPUs only
+    # another future puts to work.
+    return build_model(scenario, estimates, dominated=dominated, bound_levels_by_use=False)
 
 
 def build_two_stage(
