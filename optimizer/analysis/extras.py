@@ -139,6 +139,25 @@ def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
     return plan, pick_baselines(extras.variants, plans)
 
 
+def extra_settings(settings: SolverSettings, jobs: int | None) -> tuple[int, SolverSettings]:
+    """How many worker processes solve the extras (``jobs``, default one per usable core), and how.
+
+    In workers each solve gets one solver thread; with ``auto``, SCIP rather
+    than a race of two on one thread: on the bundled example SCIP solves the
+    extras in fewer CPU-seconds than HiGHS (17 against 19) and it is the
+    solver that won most of their races, so where two baseline plans cost
+    the same the workbook shows the one the race showed. One worker: this
+    process, the solver as the settings say.
+    """
+    from optimizer.solve.cores import usable_cores
+
+    workers = jobs if jobs is not None else usable_cores()
+    if workers == 1:
+        return 1, replace(settings, progress=False)
+    quiet = replace(settings, progress=False, threads=1)
+    return workers, replace(quiet, solver="scip") if settings.solver == "auto" else quiet
+
+
 def solve_with_extras(
     scenarios: Sequence[Scenario],
     settings: SolverSettings,
@@ -154,20 +173,10 @@ def solve_with_extras(
     ``auto``, SCIP).
     """
     from optimizer.analysis.executors import open_executor
-    from optimizer.solve.cores import usable_cores
 
-    cores = usable_cores()
-    workers = jobs if jobs is not None else cores
+    workers, extras = extra_settings(settings, jobs)
     plans_here = workers == 1 or settings.solver == "auto"
     one_thread = replace(settings, progress=False, threads=1)
-    extra_settings = replace(settings, progress=False) if workers == 1 else one_thread
-    if workers > 1 and settings.solver == "auto":
-        # One solver per extra solve, not a race of two on one thread. SCIP:
-        # on the bundled example it solves the extras in less time than HiGHS
-        # (17 against 19 CPU-seconds) and it is the solver that won most of
-        # their races before, so where two baseline plans cost the same the
-        # workbook shows the one it showed then.
-        extra_settings = replace(extra_settings, solver="scip")
     if workers > 1:
         say(quiet, f"solving {len(scenarios)} scenarios, extras in {workers} processes ...")
     with open_executor(jobs=workers) as pool:
@@ -179,15 +188,15 @@ def solve_with_extras(
                 plan, start = solve_plan(scenario, settings, quiet)
                 if plan.status.has_plan:
                     say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
-                in_flight[i] = submit_extras(pool, plan, start, extra_settings)
+                in_flight[i] = submit_extras(pool, plan, start, extras)
         else:
             futures = {
                 pool.submit(solve_plan, s, one_thread, quiet): i for i, s in enumerate(scenarios)
             }
             for future in as_completed(futures):
                 plan, start = future.result()
-                in_flight[futures[future]] = submit_extras(pool, plan, start, extra_settings)
-        results = [collect_extras(extras) for extras in in_flight if extras is not None]
+                in_flight[futures[future]] = submit_extras(pool, plan, start, extras)
+        results = [collect_extras(one) for one in in_flight if one is not None]
     plans = [plan for plan, _ in results]
     baselines = {plan.name: extra for plan, extra in results if extra}
     return plans, baselines
