@@ -467,3 +467,15 @@ def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
     assert not any("USD" in label or "$" in label for label in labels)
     money = next(r for r in sheet.iter_rows() if r[0].value == "Total cost (EUR; the objective)")
     assert '"EUR "' in money[1].number_format
+
+
+def test_goals_solved_longest_first_in_two_workers_come_back_in_the_goals_order() -> None:
+    case = tiny_case(3)
+    goals = [Goal.LEAST_CAPEX, Goal.MOST_OWNED, Goal.FEWEST_TYPES]  # started 2nd, 1st, 3rd
+    apart = run_alternatives(case.scenario, SETTINGS, goals, 0.1, jobs=2, estimates=case.estimates)
+    alone = run_alternatives(case.scenario, SETTINGS, goals, 0.1, jobs=1, estimates=case.estimates)
+    assert apart.workers == 2
+    assert [a.goal for a in apart.alternatives] == goals
+    for one, other in zip(apart.alternatives, alone.alternatives, strict=True):
+        assert one.goal_value == pytest.approx(other.goal_value)
+        assert one.plan.total_cost == pytest.approx(other.plan.total_cost, abs=HALF_CENT)
