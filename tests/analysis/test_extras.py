@@ -23,10 +23,14 @@ def _scenarios() -> list:
     return [tight, free]
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_extras_side_by_side_equal_extras_one_after_another(jobs: int) -> None:
+@pytest.mark.parametrize(
+    ("solver", "jobs"),
+    [("highs", 1), ("highs", 2), ("auto", 2)],  # auto: plans raced here, extras SCIP in workers
+)
+def test_extras_side_by_side_equal_extras_one_after_another(solver: str, jobs: int) -> None:
     scenarios = _scenarios()
-    plans, baselines = solve_with_extras(scenarios, SETTINGS, quiet=True, jobs=jobs)
+    settings = replace(SETTINGS, solver=solver, threads=None)
+    plans, baselines = solve_with_extras(scenarios, settings, quiet=True, jobs=jobs)
     assert [p.name for p in plans] == [s.name for s in scenarios]
     for scenario, plan in zip(scenarios, plans, strict=True):
         alone = solve_checked(scenario, SETTINGS)
