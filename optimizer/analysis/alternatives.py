@@ -124,9 +124,13 @@ def run_alternatives(
             f"the optimum is proven only to within --gap {settings.gap:g}: the slack is "
             "measured from that plan, and a cheaper plan may exist"
         )
+    # The optimum's total lets a goal's solve stop after its first step (see
+    # solve_alternative) only when that total is proven cheapest.
+    proven = None if diagnostics else optimum_total
     workers, worker_settings = _workers(settings, len(goals), jobs)
     tasks = [
-        (scenario, estimates, worker_settings, goal, limit, start, values[goal]) for goal in goals
+        (scenario, estimates, worker_settings, goal, limit, start, values[goal], proven)
+        for goal in goals
     ]
     from optimizer.analysis.executors import open_executor, run_in_order
 
