@@ -13,7 +13,10 @@ five goals at slack 0.02: 103 s wall in 2 processes (optimum 3.0 s;
 least_capex 4.6 s, least_rent 33 s, fewest_types 50 s, fewest_gpus 11 s,
 most_owned 56 s), 123 s in one. The target is not met: proving that no
 plan within the slack uses one type, or pays providers less, is where the
-time goes, not building or checking.
+time goes, not building or checking. Measured again 2026-12-04 with the
+machine shared (load 4.5-6): 190 s before, 161 s with the goals started
+longest first and the second step skipped where the goal's plan already
+costs the optimum (docs/performance.md, "Alternatives").
 """
 
 from __future__ import annotations

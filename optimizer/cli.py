@@ -21,12 +21,14 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
+from optimizer.analysis.extras import say as _say
+from optimizer.analysis.extras import solve_plan, solve_with_extras
 from optimizer.cli_compare import check_one_currency, check_unique_names
 from optimizer.cli_parser import _build_parser
 from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
 from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
-from optimizer.inputs.futures_notes import futures_notes, futures_summary
+from optimizer.inputs.futures_notes import futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
@@ -138,41 +140,9 @@ def _default_output(input_path: Path | None, suffix: str) -> Path:
     return Path.cwd() / f"{stem}-{suffix}.xlsx"
 
 
-def _say(quiet: bool, text: str) -> None:
-    """Progress for people goes to stderr, so stdout stays clean for --json and pipes."""
-    if not quiet:
-        print(terminal_text(text), file=sys.stderr, flush=True)
-
-
-def _scenario_job(
-    scenario: Scenario, settings: SolverSettings, quiet: bool, with_extras: bool
-) -> tuple[Plan, dict[str, Plan]]:
-    """One scenario's whole job: solve and verify, warnings, then (for the result
-    workbook) shadow prices and baselines. Module-level so a spawn worker can run it."""
-    from optimizer.check.verify import solve_and_verify
-
-    _say(quiet, f"solving {scenario.name} ...")
-    plan = solve_and_verify(scenario, settings)
-    warnings = [*scenario_warnings(scenario), *futures_notes(scenario)]
-    if warnings:
-        plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
-    seconds = plan.solver.seconds if plan.solver else 0.0
-    money = (
-        f", total {money_text(plan.total_cost, plan.currency)}"
-        if plan.total_cost is not None
-        else ""
-    )
-    _say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
-    baselines: dict[str, Plan] = {}
-    if with_extras and plan.status.has_plan:
-        from optimizer.check.baselines import solve_baselines
-        from optimizer.solve.shadow import shadow_prices
-
-        _say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
-        quiet_settings = replace(settings, progress=False)
-        plan = replace(plan, shadow_prices=shadow_prices(scenario, plan, quiet_settings))
-        baselines = solve_baselines(scenario, quiet_settings)
-    return plan, baselines
+def _scenario_job(scenario: Scenario, settings: SolverSettings, quiet: bool) -> Plan:
+    """One scenario's checked plan with its warnings. Module-level so a spawn worker can run it."""
+    return solve_plan(scenario, settings, quiet)[0]
 
 
 def _solve_all(
@@ -181,17 +151,15 @@ def _solve_all(
     *,
     quiet: bool,
     jobs: int | None,
-    with_extras: bool,
-) -> tuple[list[Plan], dict[str, dict[str, Plan]]]:
-    """Every scenario's job, side by side in worker processes when cores allow.
+) -> list[Plan]:
+    """Every scenario's plan, side by side in worker processes when cores allow.
 
     Scenarios are independent. ``auto`` races two solvers on two cores, so
     by default each worker gets two cores: on a 2-core machine the scenarios
-    run one after another, each solve racing HiGHS and SCIP (the bundled
-    example's whole command: 24 s, against 37 s for two workers of one
-    HiGHS each). Other solvers get one core per worker. Workers are
-    spawned; the solver's own progress lines are kept for a single process,
-    where they cannot interleave.
+    run one after another, each solve racing HiGHS and SCIP. Other solvers
+    get one core per worker. Workers are spawned; the solver's own progress
+    lines are kept for a single process, where they cannot interleave.
+    (``solve`` adds baselines and shadow prices: ``optimizer.analysis.extras``.)
     """
     from optimizer.analysis.executors import open_executor, run_in_order
 
@@ -202,12 +170,9 @@ def _solve_all(
     if workers > 1:
         settings = replace(settings, progress=False, threads=max(1, cores // workers))
         _say(quiet, f"solving {len(scenarios)} scenarios in {workers} processes ...")
-    tasks = [(s, settings, quiet, with_extras) for s in scenarios]
+    tasks = [(s, settings, quiet) for s in scenarios]
     with open_executor(jobs=workers, tasks=len(tasks)) as executor:
-        results = run_in_order(executor, _scenario_job, tasks)
-    plans = [plan for plan, _ in results]
-    baselines = {plan.name: extra for plan, extra in results if extra}
-    return plans, baselines
+        return run_in_order(executor, _scenario_job, tasks)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -231,9 +196,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
         )
     settings = _solver_settings(args, progress=not quiet)
-    plans, baselines = _solve_all(
-        loaded.scenarios, settings, quiet=quiet, jobs=args.jobs, with_extras=True
-    )
+    plans, baselines = solve_with_extras(loaded.scenarios, settings, quiet=quiet, jobs=args.jobs)
     run = RunResult(
         plans=tuple(plans),
         input_files=loaded.files,
@@ -305,9 +268,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     settings = _solver_settings(args, progress=False)
     plans: list[Plan] = []
     for item in loaded:
-        solved, _ = _solve_all(
-            item.scenarios, settings, quiet=False, jobs=args.jobs, with_extras=False
-        )
+        solved = _solve_all(item.scenarios, settings, quiet=False, jobs=args.jobs)
         plans.extend(solved)
     _write(write_comparison, written, plans)
     print(terminal_text(comparison_table(plans)))

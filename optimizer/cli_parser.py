@@ -62,7 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         metavar="N",
-        help="solve up to N scenarios at once in separate processes (default: one per CPU)",
+        help="worker processes for the baselines and shadow prices, and for the plans of"
+        " solvers other than auto (default: one per CPU; 1: everything in this process)",
     )
 
     compare = sub.add_parser("compare", help="solve scenarios and lay them side by side")

@@ -25,6 +25,7 @@ import json
 import math
 import random
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 from openpyxl import load_workbook
@@ -467,3 +468,42 @@ def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
     assert not any("USD" in label or "$" in label for label in labels)
     money = next(r for r in sheet.iter_rows() if r[0].value == "Total cost (EUR; the objective)")
     assert '"EUR "' in money[1].number_format
+
+
+def test_goals_solved_longest_first_in_two_workers_come_back_in_the_goals_order() -> None:
+    case = tiny_case(3)
+    goals = [Goal.LEAST_CAPEX, Goal.MOST_OWNED, Goal.FEWEST_TYPES]  # started 2nd, 1st, 3rd
+    apart = run_alternatives(case.scenario, SETTINGS, goals, 0.1, jobs=2, estimates=case.estimates)
+    alone = run_alternatives(case.scenario, SETTINGS, goals, 0.1, jobs=1, estimates=case.estimates)
+    assert apart.workers == 2
+    assert [a.goal for a in apart.alternatives] == goals
+    for one, other in zip(apart.alternatives, alone.alternatives, strict=True):
+        assert one.goal_value == pytest.approx(other.goal_value)
+        assert one.plan.total_cost == pytest.approx(other.plan.total_cost, abs=HALF_CENT)
+
+
+def test_at_slack_zero_each_goal_needs_one_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every plan within slack 0 costs the optimum: the goal's own solve already gives the
+    cheapest plan reaching it, so the tie-break solve is not run (and the answer is exact)."""
+    import optimizer.solve.alternative as alternative
+
+    solves: list[object] = []
+    real = alternative.run_solver
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        solves.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alternative, "run_solver", counted)
+    case = tiny_case(47)  # one goal's best is a cheapest plan other than the optimum's
+    result = run_alternatives(
+        case.scenario, SETTINGS, list(Goal), 0.0, jobs=1, estimates=case.estimates
+    )
+    assert len(solves) == len(Goal)  # 7 before the tie-break solve was skipped here
+    cheapest = min(p.cost for p in enumerate_plans(case))
+    within = [p for p in enumerate_plans(case) if p.cost <= cheapest + HALF_CENT]
+    for alt in result.alternatives:
+        assert alt.plan.status is SolveStatus.OPTIMAL and alt.plan.gap == 0.0
+        assert alt.plan.total_cost == pytest.approx(cheapest, abs=HALF_CENT)
+        best = min(p.goals[alt.goal] for p in within)
+        assert alt.goal_value is not None and _close(alt.goal_value, best), (alt.goal, best)

@@ -9,10 +9,12 @@ small capex budget) is reported as having no plan, never as a zero cost.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
+from optimizer.check.tolerances import HALF_CENT
 from optimizer.domain import OfferOption, Scenario
-from optimizer.results import PairEstimate, Plan, SolverSettings
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 
 RENT_ONLY = "rent only"
 BUY_ONLY = "buy only"
@@ -60,39 +62,152 @@ def _cheapest(plans: list[Plan]) -> Plan | None:
     return min(feasible, key=lambda p: p.total_cost or 0.0, default=None)
 
 
-def solve_baselines(scenario: Scenario, settings: SolverSettings) -> dict[str, Plan]:
-    """The three baselines' plans, keyed by :data:`BASELINE_NAMES`.
+@dataclass(frozen=True)
+class Variant:
+    """One restricted scenario a baseline is solved on, and the pair estimates it keeps."""
 
-    "best single GPU type" solves once per GPU type and keeps the cheapest
-    feasible plan; when no single type can carry every workload it is the
-    first type's plan, with every type's reasons in its diagnostics.
+    baseline: str  # one of BASELINE_NAMES
+    scenario: Scenario
+    estimates: tuple[PairEstimate, ...]
+    gpu: str | None = None  # the one type of a single-type variant
+
+
+def baseline_variants(
+    scenario: Scenario, estimates: Sequence[PairEstimate] | None = None
+) -> list[Variant]:
+    """Rent only, buy only, then one single-type scenario per GPU type, in the scenario's order.
+
+    Pair estimates depend on GPUs, workloads and assumptions, not on offers:
+    they are computed once (or taken from ``estimates``) and cut to each variant's types.
+    """
+    if estimates is None:
+        from optimizer.estimate.pairs import estimate_pairs
+
+        estimates = estimate_pairs(scenario)
+    every = tuple(estimates)
+    singles = {g.name: single_gpu(scenario, g.name) for g in scenario.gpus}
+    return [
+        Variant(RENT_ONLY, rent_only(scenario), every),
+        Variant(BUY_ONLY, buy_only(scenario), every),
+        *(
+            Variant(BEST_SINGLE_GPU, only, _only(every, {g.name for g in only.gpus}), gpu)
+            for gpu, only in singles.items()
+        ),
+    ]
+
+
+def solve_variant(variant: Variant, settings: SolverSettings) -> Plan:
+    """One baseline's checked plan (module-level, so that a spawned worker can run it).
+
+    An infeasible baseline is reported by its status alone: the elastic
+    re-solves that explain infeasibility are skipped (no sheet shows a
+    baseline's reasons, and they cost seconds).
     """
     # Baseline totals reach the Summary as savings, so they are checked like any plan.
     from optimizer.check.verify import solve_and_verify
-    from optimizer.estimate.pairs import estimate_pairs
 
-    # Pair estimates depend on GPUs, workloads and assumptions, not on offers: compute once.
-    estimates = estimate_pairs(scenario)
-    result = {
-        RENT_ONLY: solve_and_verify(rent_only(scenario), settings, estimates),
-        BUY_ONLY: solve_and_verify(buy_only(scenario), settings, estimates),
-    }
-    single = {g.name: single_gpu(scenario, g.name) for g in scenario.gpus}
-    singles = [
-        solve_and_verify(only, settings, _only(estimates, {g.name for g in only.gpus}))
-        for only in single.values()
-    ]
-    best = _cheapest(singles)
+    return solve_and_verify(variant.scenario, settings, variant.estimates, explain=False)
+
+
+def known_plan(variant: Variant, optimum: Plan | None) -> Plan | None:
+    """The optimum itself as ``variant``'s plan, when it is one; else None (solve it).
+
+    A baseline only takes choices away, so no plan of it is cheaper than the
+    optimum's bound: when the optimum's decisions are a plan of the
+    restricted scenario (the independent checker finds nothing wrong with
+    them there), the optimum is that baseline's answer, with the same status
+    and proven gap, and solving it again would find nothing cheaper.
+    """
+    from optimizer.check.rules import check_plan
+
+    if optimum is None or not optimum.status.has_plan or optimum.decisions is None:
+        return None
+    note = "the cheapest plan itself: it already keeps to this baseline's restriction"
+    # Rows of types and offers the variant has not are dropped; the checker
+    # then finds any decision that used them.
+    gpus = {g.name for g in variant.scenario.gpus}
+    offers = {o.offer_id for o in variant.scenario.offers}
+    plan = replace(
+        optimum,
+        scenario=variant.scenario,
+        options=variant.estimates,
+        fleet=tuple(r for r in optimum.fleet if r.gpu in gpus),
+        places=tuple(r for r in optimum.places if r.gpu in gpus),
+        assignments=tuple(r for r in optimum.assignments if r.gpu in gpus),
+        offer_use=tuple(u for u in optimum.offer_use if u.offer_id in offers),
+        shadow_prices=(),
+        diagnostics=(note,),
+    )
+    return None if check_plan(variant.scenario, plan, variant.estimates).violations else plan
+
+
+def pick_baselines(variants: Sequence[Variant], plans: Sequence[Plan | None]) -> dict[str, Plan]:
+    """The three baselines from every variant's plan (same order as ``variants``).
+
+    A single type's plan may be None (not solved) only when another single
+    type's plan is the proven optimum (see :func:`needs_solving`).
+    """
+    result: dict[str, Plan] = {}
+    singles: list[tuple[str, Plan]] = []
+    for variant, plan in zip(variants, plans, strict=True):
+        if variant.baseline != BEST_SINGLE_GPU:
+            assert plan is not None  # rent and buy only are always solved or known
+            result[variant.baseline] = plan
+        elif plan is not None:
+            singles.append((variant.gpu or "", plan))
+    best = _cheapest([p for _, p in singles])
     if best is None and singles:
-        reasons = tuple(
-            f"only {name}: {d}"
-            for name, p in zip(single, singles, strict=True)
-            for d in p.diagnostics
-        )
-        best = replace(singles[0], diagnostics=reasons)
+        reasons = tuple(f"only {name}: {d}" for name, p in singles for d in p.diagnostics)
+        best = replace(singles[0][1], diagnostics=reasons)
     if best is not None:
         result[BEST_SINGLE_GPU] = best
     return result
+
+
+def needs_solving(
+    variants: Sequence[Variant], known: Sequence[Plan | None], optimum: Plan | None
+) -> list[bool]:
+    """Which variants still need a solve, given the plans ``known`` without one.
+
+    When a single type's variant is the optimum itself, proven to half a cent,
+    no other single type can be cheaper, so none of them is solved.
+    """
+    proven = (
+        optimum is not None
+        and optimum.status is SolveStatus.OPTIMAL
+        and optimum.solver is not None
+        and optimum.solver.bound is not None
+        and optimum.total_cost is not None
+        and optimum.total_cost - optimum.solver.bound <= HALF_CENT + 1e-9 * abs(optimum.total_cost)
+    )
+    single_known = proven and any(
+        k is not None for v, k in zip(variants, known, strict=True) if v.baseline == BEST_SINGLE_GPU
+    )
+    return [
+        k is None and not (single_known and v.baseline == BEST_SINGLE_GPU)
+        for v, k in zip(variants, known, strict=True)
+    ]
+
+
+def solve_baselines(
+    scenario: Scenario, settings: SolverSettings, optimum: Plan | None = None
+) -> dict[str, Plan]:
+    """The three baselines' plans, keyed by :data:`BASELINE_NAMES`, one solve after another.
+
+    "best single GPU type" solves once per GPU type and keeps the cheapest
+    feasible plan; when no single type can carry every workload it is the
+    first type's plan, with every type's reasons in its diagnostics. With
+    ``optimum`` (the scenario's own plan), a baseline the optimum already
+    keeps to is not solved (:func:`known_plan`).
+    """
+    variants = baseline_variants(scenario, None if optimum is None else optimum.options)
+    known = [known_plan(v, optimum) for v in variants]
+    todo = needs_solving(variants, known, optimum)
+    plans = [
+        solve_variant(v, settings) if solve else k
+        for v, k, solve in zip(variants, known, todo, strict=True)
+    ]
+    return pick_baselines(variants, plans)
 
 
 def _only(estimates: tuple[PairEstimate, ...], gpus: set[str]) -> tuple[PairEstimate, ...]:

@@ -22,14 +22,17 @@ def solve_and_verify(
     settings: SolverSettings,
     estimates: Sequence[PairEstimate] | None = None,
     on_solved: Callable[[Any], None] | None = None,
+    *,
+    start: dict[str, float] | None = None,
+    explain: bool = True,
 ) -> Plan:
     """``solve_scenario``, then the independent check; a rejected plan becomes an error.
 
-    ``on_solved`` is handed to ``solve_scenario`` (it sees the solved model).
+    ``on_solved``, ``start`` and ``explain`` are handed to ``solve_scenario``.
     """
     from optimizer.solve.solver import solve_scenario
 
-    plan = solve_scenario(scenario, settings, estimates, on_solved)
+    plan = solve_scenario(scenario, settings, estimates, on_solved, start=start, explain=explain)
     return verify_plan(scenario, plan, estimates)
 
 

@@ -31,6 +31,9 @@ from optimizer.solve.solver import _solver_info, run_solver
 # How far above its optimum the goal may land in the tie-break solve: the
 # solver's feasibility tolerance, relative to the goal's size.
 GOAL_TOLERANCE = 1e-7
+# Relative: a plan's cost at the solver's values may differ from the same cost
+# summed from rounded decisions by this much (far below the half-cent proof).
+COST_NOISE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ def solve_alternative(
     cost_limit: float,
     start: dict[str, float] | None = None,
     optimum_goal: float | None = None,
+    optimum_cost: float | None = None,
 ) -> AlternativeSolve:
     """The plan best for ``goal`` among those costing at most ``cost_limit``, cheapest among ties.
 
@@ -62,7 +66,10 @@ def solve_alternative(
     in 40 s for four goals of six). ``auto`` therefore means HiGHS here.
     ``optimum_goal`` is the cheapest plan's value of the goal: when the first
     solve proves nothing better, that plan is the answer (it is the cheapest
-    of all) and the second solve is skipped (``plan`` None).
+    of all) and the second solve is skipped (``plan`` None). ``optimum_cost``
+    is the cheapest plan's total, proven: when the first solve's plan costs
+    no more, it is the cheapest plan reaching the goal (proven like the
+    optimum), and the second solve is skipped too (always so at slack 0).
     """
     begun = time.perf_counter()
     deadline = None if settings.time_limit is None else begun + settings.time_limit
@@ -93,6 +100,17 @@ def solve_alternative(
     ):
         seconds = time.perf_counter() - begun
         return AlternativeSolve(goal, None, reached, first.status, first.gap, seconds)
+    if (
+        first.status is SolveStatus.OPTIMAL
+        and optimum_cost is not None
+        and float(pulp.value(cost) or 0.0) <= optimum_cost * (1 + COST_NOISE) + COST_NOISE
+    ):
+        # Its cost gap is the optimum's: no plan costs less than the optimum.
+        proven = replace(first, gap=0.0)
+        info = _solver_info(built, proven, 0.0)
+        plan = _plan_from_solution(built, proven, estimates, info, quiet)
+        seconds = time.perf_counter() - begun
+        return AlternativeSolve(goal, plan, reached, first.status, first.gap, seconds)
     built.add_row(FAMILY, ("goal",), list(goal_expr.items()), pulp.LpConstraintLE, cap)
     # The cost cap is redundant now (the first plan meets it and the cost is
     # minimised) and a tight row parallel to the objective slows the search

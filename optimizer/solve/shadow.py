@@ -15,12 +15,12 @@ back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from optimizer.currency import money_text
 from optimizer.domain import CostCategory, Offer, OfferOption, Scenario
-from optimizer.results import Plan, ShadowPrice, SolverSettings
+from optimizer.results import PairEstimate, Plan, ShadowPrice, SolverSettings
 from optimizer.solve.solver import solve_scenario
 from optimizer.solve.usage import usage_of
 
@@ -56,12 +56,36 @@ def shadow_prices(
     """
     if not plan.status.has_plan or plan.total_cost is None:
         return ()
+    limits = binding_limits(scenario, plan)
+    return prices_from(plan, limits, [solve(limit.raised, settings) for limit in limits])
+
+
+def solve_raised(
+    limit: RaisedLimit,
+    settings: SolverSettings,
+    estimates: tuple[PairEstimate, ...],
+    start: dict[str, float] | None = None,
+) -> Plan:
+    """The plan of ``limit.raised`` (module-level, so that a spawned worker can run it).
+
+    ``start`` is the plan's own variable values: raising a limit keeps that
+    plan feasible, so the solver starts from it (HiGHS; others ignore it).
+    Raising a budget or cap changes no pair estimate, so the plan's are reused.
+    """
+    return solve_scenario(limit.raised, settings, estimates, start=start)
+
+
+def prices_from(
+    plan: Plan, limits: Sequence[RaisedLimit], relaxed: Sequence[Plan]
+) -> tuple[ShadowPrice, ...]:
+    """The shadow prices of ``plan`` from each raised limit's plan (same order as ``limits``)."""
+    if plan.total_cost is None:
+        return ()
     prices = []
-    for limit in binding_limits(scenario, plan):
-        relaxed = solve(limit.raised, settings)
-        if not relaxed.status.has_plan or relaxed.total_cost is None:
+    for limit, raised in zip(limits, relaxed, strict=True):
+        if not raised.status.has_plan or raised.total_cost is None:
             continue
-        saving = plan.total_cost - relaxed.total_cost
+        saving = plan.total_cost - raised.total_cost
         if saving > _CENT:
             prices.append(
                 ShadowPrice(limit.constraint, limit.month, saving / limit.step, limit.unit)

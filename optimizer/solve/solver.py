@@ -41,11 +41,17 @@ def solve_scenario(
     settings: SolverSettings,
     estimates: Sequence[PairEstimate] | None = None,
     on_solved: Callable[[BuiltModel], None] | None = None,
+    *,
+    start: dict[str, float] | None = None,
+    explain: bool = True,
 ) -> Plan:
     """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility).
 
     ``on_solved`` sees the solved model when there is a plan (the
     alternatives take the optimum's variable values from it as a first plan).
+    ``start`` (variable name -> value) is a first plan for the solver (see
+    :func:`run_solver`). ``explain`` False skips the elastic re-solves that
+    say why a model is infeasible (a baseline needs only its status).
     """
     begun = time.perf_counter()
     if estimates is None:
@@ -75,9 +81,12 @@ def solve_scenario(
             f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
-    run = run_solver(built.problem, settings, deadline=deadline)
+    run = run_solver(built.problem, settings, deadline=deadline, start=start)
     info = _solver_info(built, run, build_seconds)
 
+    if run.status is SolveStatus.INFEASIBLE and not explain:
+        why = ("the model is infeasible (not explained: elastic re-solves skipped)",)
+        return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, why, info)
     if run.status is SolveStatus.INFEASIBLE:
         # The elastic re-solves minimise weighted shortfall, not dollars: their
         # progress lines ("best plan $268.50") would read as a plan's cost.

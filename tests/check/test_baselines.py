@@ -10,13 +10,17 @@ from optimizer.check.baselines import (
     BEST_SINGLE_GPU,
     BUY_ONLY,
     RENT_ONLY,
+    baseline_variants,
     buy_only,
+    known_plan,
+    needs_solving,
     rent_only,
     single_gpu,
     solve_baselines,
+    solve_variant,
 )
 from optimizer.domain import CostCategory, OfferOption, Scenario
-from optimizer.results import SolverSettings, SolveStatus
+from optimizer.results import Plan, SolverSettings, SolveStatus
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import CENT, solve_checked
 
@@ -106,3 +110,70 @@ def test_when_no_single_type_fits_the_budget_every_reason_is_kept() -> None:
     assert best.status is SolveStatus.INFEASIBLE and best.total_cost is None
     assert any(d.startswith("only H100: ") for d in best.diagnostics)
     assert any(d.startswith("only L40S: ") for d in best.diagnostics)
+
+
+def _same_figures(known: Plan, solved: Plan) -> None:
+    """What the workbook shows of a baseline: status, total, cash by month, the type kept."""
+    assert known.status is solved.status
+    assert known.total_cost == pytest.approx(solved.total_cost, abs=CENT)
+    assert [m.total for m in known.cash_flow] == pytest.approx(
+        [m.total for m in solved.cash_flow], abs=CENT
+    )
+    assert [g.name for g in known.scenario.gpus] == [g.name for g in solved.scenario.gpus]
+    assert known.name == solved.name
+
+
+def test_a_baseline_the_optimum_keeps_to_is_the_optimum_not_solved_again() -> None:
+    s = two_types_each_best_for_one_workload()  # the mix rents only: it is "rent only"
+    mix = solve_checked(s)
+    variants = baseline_variants(s)
+    rent = next(v for v in variants if v.baseline == RENT_ONLY)
+    known = known_plan(rent, mix)
+    assert known is not None and known.decisions == mix.decisions
+    assert "cheapest plan itself" in known.diagnostics[0]
+    assert needs_solving(variants, [known_plan(v, mix) for v in variants], mix) == [
+        False,  # rent only: the mix
+        True,  # buy only
+        True,  # only H100
+        True,  # only L40S: the mix uses both types
+    ]
+    solved = solve_baselines(s, SolverSettings())
+    reused = solve_baselines(s, SolverSettings(), optimum=mix)
+    _same_figures(reused[RENT_ONLY], solved[RENT_ONLY])
+    _same_figures(reused[BEST_SINGLE_GPU], solved[BEST_SINGLE_GPU])
+    assert reused[BUY_ONLY].status is solved[BUY_ONLY].status is SolveStatus.INFEASIBLE
+
+
+def test_when_the_optimum_uses_one_type_no_single_type_is_solved() -> None:
+    s = one_type_base_and_peak()  # H100 bought and rented: best single type is the mix
+    l40s = gpu("L40S", vram_gb=48.0, fp16_tflops=362.0, nvlink=False)
+    s = replace(s, gpus=(*s.gpus, l40s), offers=(*s.offers, offer("L40S", "on_demand", 9.0)))
+    s = replace(s, measurements=(*s.measurements, measured("batch", "L40S", gpu_hours=1000.0)))
+    mix = solve_checked(s)
+    assert {r.gpu for r in mix.fleet if r.owned or r.rented_hours} == {"H100"}
+    variants = baseline_variants(s)
+    known = [known_plan(v, mix) for v in variants]
+    assert [k is not None for k in known] == [False, False, True, False]
+    # The mix is proven cheapest, so no other type can beat it: neither is solved.
+    assert needs_solving(variants, known, mix) == [True, True, False, False]
+    solved = solve_baselines(s, SolverSettings())
+    reused = solve_baselines(s, SolverSettings(), optimum=mix)
+    for name in (RENT_ONLY, BUY_ONLY, BEST_SINGLE_GPU):
+        _same_figures(reused[name], solved[name])
+
+
+def test_an_optimum_not_proven_leaves_the_other_single_types_to_solve() -> None:
+    s = one_type_base_and_peak()
+    mix = solve_checked(s)
+    stopped = replace(mix, status=SolveStatus.TIME_LIMIT, gap=0.01)
+    variants = baseline_variants(s)
+    known = [known_plan(v, stopped) for v in variants]
+    assert known[2] is not None and known[2].status is SolveStatus.TIME_LIMIT  # labelled as such
+    assert needs_solving(variants, known, stopped) == [True, True, False]
+
+
+def test_an_infeasible_baseline_is_not_explained() -> None:
+    s = two_types_each_best_for_one_workload()
+    (buy,) = [v for v in baseline_variants(s) if v.baseline == BUY_ONLY]
+    plan = solve_variant(buy, SolverSettings())
+    assert plan.status is SolveStatus.INFEASIBLE and plan.total_cost is None

@@ -1,0 +1,203 @@
+"""``gpumix solve``'s whole job: every scenario's plan, then its baselines and shadow prices.
+
+The plans are solved as before (``auto``: one after another in this process,
+each racing HiGHS and SCIP on two cores; another solver: side by side in
+worker processes). Each plan's extras are independent solves of restricted
+or relaxed copies of its scenario (:mod:`optimizer.check.baselines`,
+:mod:`optimizer.solve.shadow`); they go to a pool of spawned workers, one
+solver thread each, as soon as their plan is known, so they run while the
+next plan is solved and side by side with each other. The pool starts before
+the first plan, so its workers' start-up is off the critical path. Workers
+get data (scenarios, estimates, a plan's variable values), never a PuLP
+model.
+
+What is not solved at all: a baseline that the plan already keeps to (its
+answer is the plan: :func:`optimizer.check.baselines.known_plan`), and why
+an infeasible baseline is infeasible (no sheet shows it). Every shadow-price
+solve is handed the plan's values as a first plan (raising a limit keeps
+the plan feasible); HiGHS starts from it (tight-capex on the example: 4.2 ->
+2.8 CPU-seconds), SCIP, which ``auto`` runs here, does not take it (given
+it, the same solve took 3.5 s instead of 1.8 s). Every baseline still
+passes the independent checker.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future, as_completed
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from optimizer.domain import Scenario
+from optimizer.errors import terminal_text
+from optimizer.results import Plan, SolverSettings
+
+
+def say(quiet: bool, text: str) -> None:
+    """Progress for people goes to stderr, so stdout stays clean for --json and pipes."""
+    if not quiet:
+        print(terminal_text(text), file=sys.stderr, flush=True)
+
+
+def solve_plan(
+    scenario: Scenario, settings: SolverSettings, quiet: bool
+) -> tuple[Plan, dict[str, float]]:
+    """One scenario's checked plan with its warnings, and its variable values by name.
+
+    Module-level, so that a spawned worker can run it. The values are a
+    first plan for the shadow-price solves (empty when there is no plan).
+    """
+    from optimizer.check.verify import solve_and_verify
+    from optimizer.currency import money_text
+    from optimizer.inputs.futures_notes import futures_notes
+    from optimizer.inputs.price_warnings import scenario_warnings
+
+    values: dict[str, float] = {}
+
+    def keep_values(built: Any) -> None:
+        values.update(
+            {v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None}
+        )
+
+    say(quiet, f"solving {scenario.name} ...")
+    plan = solve_and_verify(scenario, settings, on_solved=keep_values)
+    warnings = [*scenario_warnings(scenario), *futures_notes(scenario)]
+    if warnings:
+        plan = replace(plan, diagnostics=(*warnings, *plan.diagnostics))
+    seconds = plan.solver.seconds if plan.solver else 0.0
+    money = (
+        f", total {money_text(plan.total_cost, plan.currency)}"
+        if plan.total_cost is not None
+        else ""
+    )
+    say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
+    return plan, values
+
+
+def warm_up() -> None:
+    """A pool's first task: import what the solves need while the first plan is solved."""
+    import optimizer.check.rules
+    import optimizer.solve.solver  # noqa: F401
+
+
+@dataclass
+class Extras:
+    """One scenario's extras in flight: the futures of its baseline and shadow solves."""
+
+    plan: Plan
+    variants: list[Any] = field(default_factory=list)
+    baselines: list[Plan | Future[Plan] | None] = field(default_factory=list)
+    limits: list[Any] = field(default_factory=list)
+    raised: list[Future[Plan]] = field(default_factory=list)
+
+
+def submit_extras(
+    pool: Executor, plan: Plan, start: dict[str, float], settings: SolverSettings
+) -> Extras:
+    """Every solve the plan's extras need, longest first (buy only, then the shadow prices)."""
+    from optimizer.check.baselines import (
+        BUY_ONLY,
+        baseline_variants,
+        known_plan,
+        needs_solving,
+        solve_variant,
+    )
+    from optimizer.solve.shadow import binding_limits, solve_raised
+
+    extras = Extras(plan)
+    if not plan.status.has_plan:
+        return extras
+    extras.variants = baseline_variants(plan.scenario, plan.options)
+    known = [known_plan(v, plan) for v in extras.variants]
+    todo = needs_solving(extras.variants, known, plan)
+    order = sorted(range(len(todo)), key=lambda i: extras.variants[i].baseline != BUY_ONLY)
+    futures: dict[int, Future[Plan]] = {}
+    for i in order[:1]:
+        if todo[i]:
+            futures[i] = pool.submit(solve_variant, extras.variants[i], settings)
+    extras.limits = binding_limits(plan.scenario, plan)
+    extras.raised = [
+        pool.submit(solve_raised, limit, settings, plan.options, start) for limit in extras.limits
+    ]
+    for i in order[1:]:
+        if todo[i]:
+            futures[i] = pool.submit(solve_variant, extras.variants[i], settings)
+    extras.baselines = [futures.get(i, k) for i, k in enumerate(known)]
+    return extras
+
+
+def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
+    from optimizer.check.baselines import pick_baselines
+    from optimizer.solve.shadow import prices_from
+
+    plan = extras.plan
+    if not extras.variants:
+        return plan, {}
+    raised = [f.result() for f in extras.raised]
+    plan = replace(plan, shadow_prices=prices_from(plan, extras.limits, raised))
+    plans = [b.result() if isinstance(b, Future) else b for b in extras.baselines]
+    return plan, pick_baselines(extras.variants, plans)
+
+
+def extra_settings(settings: SolverSettings, jobs: int | None) -> tuple[int, SolverSettings]:
+    """How many worker processes solve the extras (``jobs``, default one per usable core), and how.
+
+    In workers each solve gets one solver thread; with ``auto``, SCIP rather
+    than a race of two on one thread: on the bundled example SCIP solves the
+    extras in fewer CPU-seconds than HiGHS (17 against 19) and it is the
+    solver that won most of their races, so where two baseline plans cost
+    the same the workbook shows the one the race showed. One worker: this
+    process, the solver as the settings say.
+    """
+    from optimizer.solve.cores import usable_cores
+
+    workers = jobs if jobs is not None else usable_cores()
+    if workers == 1:
+        return 1, replace(settings, progress=False)
+    quiet = replace(settings, progress=False, threads=1)
+    return workers, replace(quiet, solver="scip") if settings.solver == "auto" else quiet
+
+
+def solve_with_extras(
+    scenarios: Sequence[Scenario],
+    settings: SolverSettings,
+    *,
+    quiet: bool,
+    jobs: int | None,
+) -> tuple[list[Plan], dict[str, dict[str, Plan]]]:
+    """Every scenario's plan, shadow prices and baselines (keyed by scenario name).
+
+    ``jobs`` worker processes (default: one per usable core; 1: everything in
+    this process, one solve after another). ``auto`` keeps its race for the
+    plans, in this process; every other solve gets one solver thread (with
+    ``auto``, SCIP).
+    """
+    from optimizer.analysis.executors import open_executor
+
+    workers, extras = extra_settings(settings, jobs)
+    plans_here = workers == 1 or settings.solver == "auto"
+    one_thread = replace(settings, progress=False, threads=1)
+    if workers > 1:
+        say(quiet, f"solving {len(scenarios)} scenarios, extras in {workers} processes ...")
+    with open_executor(jobs=workers) as pool:
+        for _ in range(workers if workers > 1 else 0):
+            pool.submit(warm_up)
+        in_flight: list[Extras | None] = [None] * len(scenarios)
+        if plans_here:
+            for i, scenario in enumerate(scenarios):
+                plan, start = solve_plan(scenario, settings, quiet)
+                if plan.status.has_plan:
+                    say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
+                in_flight[i] = submit_extras(pool, plan, start, extras)
+        else:
+            futures = {
+                pool.submit(solve_plan, s, one_thread, quiet): i for i, s in enumerate(scenarios)
+            }
+            for future in as_completed(futures):
+                plan, start = future.result()
+                in_flight[futures[future]] = submit_extras(pool, plan, start, extras)
+        results = [collect_extras(one) for one in in_flight if one is not None]
+    plans = [plan for plan, _ in results]
+    baselines = {plan.name: extra for plan, extra in results if extra}
+    return plans, baselines
