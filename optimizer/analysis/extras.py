@@ -5,11 +5,13 @@ each racing HiGHS and SCIP on two cores; another solver: side by side in
 worker processes). Each plan's extras are independent solves of restricted
 or relaxed copies of its scenario (:mod:`optimizer.check.baselines`,
 :mod:`optimizer.solve.shadow`); they go to a pool of spawned workers, one
-solver thread each, as soon as their plan is known, so they run while the
-next plan is solved and side by side with each other. The pool starts before
-the first plan, so its workers' start-up is off the critical path. Workers
-get data (scenarios, estimates, a plan's variable values), never a PuLP
-model.
+solver thread each, longest first, side by side with each other. With
+``auto`` the plans are raced first, alone on the cores as before (a race's
+winner, and so which of two equally cheap plans is shown, can depend on
+timing, and workers beside it would change the timing); with another
+solver each plan's extras go to the pool as soon as the plan is known.
+Workers get data (scenarios, estimates, a plan's variable values), never a
+PuLP model.
 
 What is not solved at all: a baseline that the plan already keeps to (its
 answer is the plan: :func:`optimizer.check.baselines.known_plan`), and why
@@ -73,12 +75,6 @@ def solve_plan(
     )
     say(quiet, f"  {scenario.name}: {plan.status.value}{money} ({seconds:.1f} s)")
     return plan, values
-
-
-def warm_up() -> None:
-    """A pool's first task: import what the solves need while the first plan is solved."""
-    import optimizer.check.rules
-    import optimizer.solve.solver  # noqa: F401
 
 
 @dataclass
@@ -178,17 +174,15 @@ def solve_with_extras(
     workers, extras = extra_settings(settings, jobs)
     plans_here = workers == 1 or settings.solver == "auto"
     one_thread = replace(settings, progress=False, threads=1)
+    # A race's winner can depend on timing, so with ``auto`` the plans are
+    # raced first, alone on the cores as before, and the pool starts after.
+    solved = [solve_plan(s, settings, quiet) for s in scenarios] if plans_here else []
     if workers > 1:
-        say(quiet, f"solving {len(scenarios)} scenarios, extras in {workers} processes ...")
+        say(quiet, f"baselines and shadow prices in {workers} processes ...")
     with open_executor(jobs=workers) as pool:
-        for _ in range(workers if workers > 1 else 0):
-            pool.submit(warm_up)
         in_flight: list[Extras | None] = [None] * len(scenarios)
         if plans_here:
-            for i, scenario in enumerate(scenarios):
-                plan, start = solve_plan(scenario, settings, quiet)
-                if plan.status.has_plan:
-                    say(quiet, f"  {scenario.name}: baselines and shadow prices ...")
+            for i, (plan, start) in enumerate(solved):
                 in_flight[i] = submit_extras(pool, plan, start, extras)
         else:
             futures = {
