@@ -83,7 +83,14 @@ def _use_threads(threads: int | None) -> None:
     the pool when it is rebuilt.
     """
     global _scheduler_threads
-    if threads is None or threads == _scheduler_threads:
+    if threads is None:
+        # HiGHS sizes the pool itself (and may rebuild it) when no count is
+        # given: forget the count, so that the next solve asking for one
+        # rebuilds the pool (after an alternatives run, a 1-thread solve
+        # in the same process failed: "already initialized to use 2 threads").
+        _scheduler_threads = None
+        return
+    if threads == _scheduler_threads:
         return
     import highspy
 
