@@ -14,6 +14,8 @@ scenario, made here from the scenario as written and the future's spec
   checked total costs, to the cent;
 * with ``max_regret`` / ``max_regret_share``, each future's checked cost is
   at most its alone plan's checked cost plus the bound (to the cent).
+* each re-plan of the expected future's decisions (what the VSS is made of)
+  keeps the expected future's plan's decisions of months ``1..decide_by_month``.
 """
 
 from __future__ import annotations
@@ -102,6 +104,28 @@ def check_futures(result: FuturesResult, estimator: Estimator | None = None) -> 
             f"{money_text(expected, result.currency)}"
         )
     found += _regret_violations(result, costs, estimator)
+    found += _replan_violations(result)
+    return found
+
+
+def _replan_violations(result: FuturesResult) -> list[str]:
+    expected = result.expected_future
+    if expected is None or expected.decisions is None:
+        return []
+    D = result.futures.decide_by_month
+    kept = shared_decisions(result.scenario, expected.decisions, D)
+    found: list[str] = []
+    for outcome in result.outcomes:
+        replan = outcome.expected_future_plan
+        if replan is None or replan.decisions is None:
+            continue
+        shared = shared_decisions(result.scenario, replan.decisions, D)
+        if shared != kept:
+            found.append(
+                f"future {outcome.spec.name!r}: the plan deciding as if the expected future "
+                f"were sure does not keep that future's decisions of months 1..{D}: "
+                f"{_differences(kept, shared)}"
+            )
     return found
 
 

@@ -119,3 +119,20 @@ def test_a_regret_bound_holds_in_the_solve() -> None:
     if result.status is SolveStatus.OPTIMAL:
         assert check(result) == []
         assert all(o.regret is not None and o.regret <= 100.005 for o in result.outcomes)
+
+
+def test_a_replan_that_does_not_keep_the_expected_futures_decisions_is_refused() -> None:
+    result = solved()
+    outcome = result.outcomes[0]
+    replan = outcome.expected_future_plan
+    assert replan is not None and replan.decisions is not None
+    purchases = dict(replan.decisions.purchases)
+    purchases[("A|buy|1", 1)] = purchases.get(("A|buy|1", 1), 0) + 1
+    wrong_plan = replace(replan, decisions=replace(replan.decisions, purchases=purchases))
+    wrong = with_outcome(result, 0, replace(outcome, expected_future_plan=wrong_plan))
+    found = check(wrong)
+    assert len(found) == 1
+    assert found[0].startswith(
+        "future 'f0': the plan deciding as if the expected future were sure does not keep "
+        "that future's decisions of months 1..2: "
+    )
