@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
+from functools import partial
+from typing import Any
 
 from optimizer.domain import Scenario
 from optimizer.estimate.pairs import estimate_pairs
@@ -43,7 +46,8 @@ from optimizer.solve.futures_model import (
     build_two_stage,
     joint_dominated,
 )
-from optimizer.solve.futures_steps import Verify, one_core, replanned_in, run_all, solve_alone
+from optimizer.solve.futures_steps import Verify, one_core, replanned_in, solve_alone
+from optimizer.solve.side_by_side import SideBySide
 from optimizer.solve.solver import _solver_info, run_solver
 
 Estimator = Callable[[Scenario], Sequence[PairEstimate]]
@@ -89,58 +93,80 @@ def solve_futures(
     clock = _Clock(begun)
     workers = usable_cores() if workers is None else workers
     each = one_core(settings) if workers > 1 else settings
-    # Each future alone and the expected future alone: independent, side by side.
-    solved = run_all(
-        [
-            (solve_alone, (s, _left(each, deadline), e, verify))
-            for s, e in [
-                *zip(scenarios, estimates, strict=True),
-                (expected_scenario, expected_estimates),
-            ]
-        ],
-        workers,
-    )
-    alone, expected = solved[:-1], solved[-1]
-    clock.lap("each future alone, and the expected future")
-    lost = [(f, a) for f, a in zip(futures.futures, alone, strict=True) if not a.status.has_plan]
-    if lost:
-        # A future without a plan of its own has none with shared decisions either.
-        return _without_plan(scenario, futures, scenarios, estimates, alone, lost)
-    replans = run_all(
-        [
-            (replanned_in, (s, e, expected, D, dominated, _left(each, deadline), verify))
+    capped = futures.max_regret is not None or futures.max_regret_share is not None
+
+    # Arguments of a step, made when a worker takes it: the time left is counted then.
+    def alone_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
+        return (s, _left(each, deadline), e, verify)
+
+    def replan_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
+        return (s, e, expected, D, dominated, _left(each, deadline), verify)
+
+    with SideBySide(workers) as steps:
+        # One pool for every step. The expected future goes first and its
+        # re-plans jump the queue: the two-stage solve starts from them. Each
+        # future alone is needed only for the report (and the regret caps), so
+        # without caps the two-stage solve runs while they finish.
+        expected_step = steps.submit(
+            solve_alone,
+            partial(alone_args, expected_scenario, expected_estimates),
+            urgent=True,
+        )
+        alone_steps = [
+            steps.submit(solve_alone, partial(alone_args, s, e))
             for s, e in zip(scenarios, estimates, strict=True)
-        ],
-        workers,
-    )
+        ]
+        expected = expected_step.result()
+        clock.lap("the expected future alone")
+        replan_steps = [
+            steps.submit(
+                replanned_in,
+                partial(replan_args, s, e),
+                urgent=True,
+            )
+            for s, e in zip(scenarios, estimates, strict=True)
+        ]
+        replans = [step.result() for step in replan_steps]
+        clock.lap("the expected future's decisions in each future")
+        alone: list[Plan] = []
+        if capped or any(_without_own_plan(step) for step in alone_steps):
+            alone = [step.result() for step in alone_steps]
+            clock.lap("each future alone")
+            if (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
+                # A future without a plan of its own has none with shared decisions either.
+                return lost
+        two = build_two_stage(
+            [
+                (f.name, f.probability, s, e)
+                for f, s, e in zip(futures.futures, scenarios, estimates, strict=True)
+            ],
+            D,
+            dominated,
+        )
+        if capped:
+            diagnostics += _regret_caps(two, futures, alone)
+        start = _start(two, replans)
+        build_seconds = clock.lap("building the two-stage model")
+        two_settings = _left(settings, deadline)
+        if start and two_settings.solver == "auto":
+            # Only HiGHS takes a first plan; on the bundled example's three futures
+            # HiGHS from the expected future's plans proved the optimum in 21 s,
+            # the race (without it) in 75 s.
+            two_settings = replace(two_settings, solver="highs")
+        steps.set_limit(steps.workers - 1)  # this process solves now: a core for it
+        run = run_solver(two.problem, two_settings, start=start or None)
+        clock.lap("the two-stage solve")
+        if not alone:
+            alone = [step.result() for step in alone_steps]
+            clock.lap("each future alone (what was left of it)")
+            if (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
+                return lost
     replanned = [plan for plan, _ in replans]
     if not expected.status.has_plan:
         diagnostics.append(
             f"the expected future has no plan of its own ({expected.status.value}): "
             "no value of the stochastic solution"
         )
-    clock.lap("the expected future's decisions in each future")
-
-    two = build_two_stage(
-        [
-            (f.name, f.probability, s, e)
-            for f, s, e in zip(futures.futures, scenarios, estimates, strict=True)
-        ],
-        D,
-        dominated,
-    )
-    if futures.max_regret is not None or futures.max_regret_share is not None:
-        diagnostics += _regret_caps(two, futures, alone)
-    start = _start(two, replans)
-    build_seconds = clock.lap("building the two-stage model")
-    two_settings = _left(settings, deadline)
-    if start and two_settings.solver == "auto":
-        # Only HiGHS takes a first plan; on the bundled example's three futures
-        # HiGHS from the expected future's plans proved the optimum in 21 s,
-        # the race (without it) in 75 s.
-        two_settings = replace(two_settings, solver="highs")
-    run = run_solver(two.problem, two_settings, start=start or None)
-    clock.lap("the two-stage solve")
     info = SolverInfo(
         name=run.name,
         version=run.version,
@@ -178,6 +204,25 @@ def solve_futures(
         diagnostics=tuple(diagnostics),
         seconds=clock.laps(),
     )
+
+
+def _without_own_plan(step: Future[Plan]) -> bool:
+    """A future solved alone already and found to have no plan."""
+    return step.done() and not step.result().status.has_plan
+
+
+def _lost(
+    scenario: Scenario,
+    futures: Futures,
+    scenarios: list[Scenario],
+    estimates: list[tuple[PairEstimate, ...]],
+    alone: list[Plan],
+) -> FuturesResult | None:
+    """The result without a plan when some future has none alone; else None."""
+    lost = [(f, a) for f, a in zip(futures.futures, alone, strict=True) if not a.status.has_plan]
+    if not lost:
+        return None
+    return _without_plan(scenario, futures, scenarios, estimates, alone, lost)
 
 
 class _Clock:

@@ -3,18 +3,15 @@
 :func:`solve_alone` (a future, or the expected future, planned on its own)
 and :func:`replanned_in` (a future re-planned with the expected future's
 shared decisions fixed) take scenarios, estimates and settings, never a PuLP
-object, so that :func:`run_all` can hand them to spawned worker processes
-(never forked: a child forked after a HiGHS solve hangs), one solver thread
-each.
+object, so that :class:`~optimizer.solve.side_by_side.SideBySide` can hand
+them to spawned worker processes (never forked: a child forked after a HiGHS
+solve hangs), one solver thread each.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from optimizer.domain import Scenario
 from optimizer.errors import SolveError
@@ -33,17 +30,6 @@ def one_core(settings: SolverSettings) -> SolverSettings:
     """Settings for a solve that shares the machine with others: one thread, no race."""
     solver = "highs" if settings.solver == "auto" else settings.solver
     return replace(settings, solver=solver, threads=1)
-
-
-def run_all(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]], workers: int) -> list[Any]:
-    """Every ``fn(*args)``, in order: in this process (``workers`` 1) or a spawn pool."""
-    if workers <= 1 or len(calls) <= 1:
-        return [fn(*args) for fn, args in calls]
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(calls)), mp_context=multiprocessing.get_context("spawn")
-    ) as pool:
-        running = [pool.submit(fn, *args) for fn, args in calls]
-        return [r.result() for r in running]
 
 
 def solve_alone(
