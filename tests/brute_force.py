@@ -20,7 +20,7 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from optimizer.domain import FleetKind, Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.results import HOUSE, Decisions, PairEstimate
@@ -113,6 +113,16 @@ class Job:
     copies: int  # m: copies at once (deadline)
     spot_yield: float  # useful hours per paid spot hour
     runs: float  # runs a month (recurring, batch); 1 whole job for one-off training
+    # (month, copies, spot yield) where a batch month's run needs another gang
+    # than the base month's (its deadline against that month's run, v2 §C).
+    by_month: tuple[tuple[int, int, float], ...] = ()
+
+    def in_month(self, t: int) -> Job:
+        """The job as it runs in month ``t`` (its gang of that month)."""
+        for month, copies, y in self.by_month:
+            if month == t:
+                return replace(self, copies=copies, spot_yield=y, by_month=())
+        return self
 
     @property
     def slot_class(self) -> int | None:
@@ -140,7 +150,6 @@ class Instance:
 
 
 def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
-    a = s.assumptions
     assert s.budget_total is None and s.budget_monthly is None, "cash budgets are not enumerated"
     places: dict[str, list[Place]] = {}
     every = all_offers(s)
@@ -165,23 +174,36 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
             ]
             continue
         k, run = e.gpus_per_replica or 1, e.gpu_hours or 0.0
-        copies = 1 if w.deadline_hours is None else max(1, ceil(run / (k * w.deadline_hours)))
-        yield_ = a.spot_efficiency ** ceil(k * copies / s.gpu(e.gpu).max_per_node)
+        per_node = s.gpu(e.gpu).max_per_node
+        copies, yield_ = gang_of_run(s, w, k, run, per_node)
+        # A batch run's size follows its month's demand, and so does its gang.
+        by_month = tuple(
+            (t, *month_gang)
+            for t in w.window(s.horizon_months)
+            if (month_gang := gang_of_run(s, w, k, run * work_factor(w, t), per_node))[0] != copies
+        )
         runs = 1.0 if w.runs_per_month is None else w.runs_per_month
         # A bound for trimming: the busiest month's runs (model v2 §E).
         runs *= max((work_factor(w, t) for t in w.window(s.horizon_months)), default=1.0)
-        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs)
-    # One workload per slot class and type: then no two workloads share a capacity
-    # and each covering constraint can be filled greedily on its own.
+        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month)
+    # One workload per slot class and type (every month): then no two workloads
+    # share a capacity and each covering constraint can be filled greedily on its own.
     for g in s.gpus:
-        classes = [j.slot_class for j in jobs.values() if j.gpu == g.name]
-        assert len(classes) == len(set(classes)), "two workloads share a slot class"
+        for t in s.months:
+            classes = [j.in_month(t).slot_class for j in jobs.values() if j.gpu == g.name]
+            assert len(classes) == len(set(classes)), "two workloads share a slot class"
     inst = Instance(s, places, jobs, dict(widths))
     for w in s.workloads:
         if w.kind is Kind.REALTIME_INFERENCE:
             for t in w.window(s.horizon_months):
                 inst.minimal[w.name, t] = minimal_replica_sets(s, w, t, inst.widths.get(w.name, []))
     return inst
+
+
+def gang_of_run(s: Scenario, w: Workload, k: int, run: float, per_node: int) -> tuple[int, float]:
+    """Copies at once (``ceil(R / (k * deadline))``) and the gang's spot yield, by hand."""
+    copies = 1 if w.deadline_hours is None else max(1, ceil(run / (k * w.deadline_hours)))
+    return copies, s.assumptions.spot_efficiency ** ceil(k * copies / per_node)
 
 
 def month_demand(w: Workload, t: int) -> float:
@@ -458,7 +480,7 @@ def most_needed(inst: Instance, p: Place, t: int) -> int:
                 default=0,
             )
         elif (j := inst.jobs.get((w.name, p.gpu))) is not None and may_run(p, w):
-            n += gpus_held(inst, j, p)
+            n += gpus_held(inst, j.in_month(t), p)
     return n
 
 
@@ -563,6 +585,7 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
     useful: dict[tuple[str, str, int], float] = defaultdict(float)
     for (w, g, key, t), h in d.work.items():
         p, j = place.get((g, key)), inst.jobs.get((w, g))
+        j = None if j is None else j.in_month(t)
         if p is None or j is None or not may_run(p, j.workload) or not active(s, j.workload, t):
             bad.append(f"work {w} {g} {key} in {t}")
             continue

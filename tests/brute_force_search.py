@@ -136,7 +136,7 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
     s = inst.s
     H = s.assumptions.hours_per_month
     df = discount(s, t)
-    jobs = [j for j in inst.jobs.values() if active(s, j.workload, t)]
+    jobs = [j.in_month(t) for j in inst.jobs.values() if active(s, j.workload, t)]
     finite = [p for ps in inst.places.values() for p in ps if p.finite]
     found: list[MonthOption] = []
     for layout in replica_layouts(inst, t, size):

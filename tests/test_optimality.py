@@ -91,6 +91,7 @@ import pytest
 from optimizer.domain import Assumptions, ExistingGpus, FleetKind, Scenario
 from optimizer.results import (
     HOUSE,
+    Decisions,
     EstimateSource,
     PairEstimate,
     Plan,
@@ -297,7 +298,7 @@ def recurring_on_spot(rng: random.Random) -> Case:
                 deadline_hours=deadline,
                 interruptible=True,
                 tokens=1.0,
-                # model v2 §E: a batch month's work grows (more runs of the same size)
+                # model v2 §E: a batch month's work grows (each run larger, its gang per month)
                 growth_per_month=rng.choice([0.0, 0.5]) if kind == "batch_inference" else 0.0,
             )
         ],
@@ -305,6 +306,47 @@ def recurring_on_spot(rng: random.Random) -> Case:
         horizon_months=2,
     )
     return Case("", s, (job_estimate("runs", "G", k, run),))
+
+
+def growing_gang(rng: random.Random) -> Case:
+    """(e) A batch run with a deadline that grows from month 1 to month 2, so its gang
+    widens (model v2 §C: ``n_wgt`` per month): a capped offer that holds month 1's
+    gang may be too small for month 2's."""
+    k = rng.choice([1, 2])
+    run = rng.choice([60.0, 100.0])
+    deadline = run / (2 * k)  # m = 2 in month 1; 3 or 4 in month 2
+    factor = rng.choice([1.5, 2.0])
+    by_sheet = rng.random() < 0.4  # sheet Demand sets month 2 instead of growth
+    interruptible = rng.random() < 0.5
+    offers = [
+        offer(
+            "G", "on_demand", rng.choice([0.5, 1.0]), max_units=rng.choice([2 * k, 3 * k, 4 * k])
+        ),
+        offer("G", "on_demand", 3.0, n=2),
+    ]
+    if interruptible:
+        offers.append(offer("G", "spot", 0.4, max_units=rng.choice([None, 3 * k])))
+    if rng.random() < 0.4:
+        offers.append(offer("G", "buy", rng.choice([150.0, 400.0])))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=rng.choice([2, 4]))],
+        offers,
+        [
+            workload(
+                "grow",
+                "batch_inference",
+                runs_per_month=rng.choice([None, 1.0, 2.0]),
+                deadline_hours=deadline,
+                interruptible=interruptible,
+                tokens=1.0,
+                growth_per_month=0.0 if by_sheet else factor - 1.0,
+                demand_by_month=((2, factor),) if by_sheet else (),
+            )
+        ],
+        assumptions=assumptions(rng, spot_efficiency=rng.choice([0.5, 0.85])),
+        horizon_months=2,
+    )
+    return Case("", s, (job_estimate("grow", "G", k, run),))
 
 
 def one_off_pick(rng: random.Random) -> Case:
@@ -553,6 +595,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "gangs": gangs_and_singles,
     "deadline": deadline_gangs,
     "spot": recurring_on_spot,
+    "growing": growing_gang,
     "pick": one_off_pick,
     "shared": replicas_slots_and_free,
     "services": two_services,
@@ -649,6 +692,20 @@ def test_the_cases_cover_every_new_rule() -> None:
         for (w, g, key, _t) in d.work
     )
     assert {g for _, d in plans for g in d.picks.values()} == {"A", "B", "G"}
+
+    # ... and a batch run whose month-2 run is larger needs a wider gang then: some
+    # optimum uses a capped offer in month 1 that month 2's gang no longer fits.
+    def outgrown(c: Case, d: Decisions, jobs: dict) -> bool:
+        own = {o.offer_id: o for o in c.scenario.all_offers}
+        for w, g, key, t in d.work:
+            job, cap = jobs[w, g], getattr(own.get(key), "max_units", None)
+            later = job.in_month(2)
+            grew = later.copies > job.copies and (w, g, key, 2) not in d.work
+            if t == 1 and grew and cap is not None and cap < later.copy_width * later.copies:
+                return True
+        return False
+
+    assert any(outgrown(c, d, jobs) for (c, d), jobs in zip(plans, gangs, strict=True))
 
 
 @pytest.mark.parametrize("solver", ["auto", "highs", "scip"])

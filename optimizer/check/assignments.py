@@ -188,7 +188,7 @@ def expected_assignments(
         kind = place_kind(offers, gpu, place)
         if kind is None or name not in workloads:
             continue
-        gang = pair_gangs.get((name, gpu))
+        gang = pair_gangs.get((name, gpu, t))
         estimate = pairs.get((name, gpu))
         k = gang.copy_width if gang else (estimate.gpus_per_replica if estimate else None) or 1
         add(

@@ -21,7 +21,8 @@ def deadline_slots_violations(
 ) -> list[str]:
     """``work[w,p,t] > 0 => slots[p,k_wg,t] >= m_wg`` in every finite place, where ``m_wg >= 2``.
 
-    ``m_wg = copies_per_gang(R_wg, k_wg, deadline_hours)``. Where ``m_wg = 1``
+    ``m_wgt = copies_per_gang(R_wgt, k_wg, deadline_hours)`` (a batch run's size follows
+    its month's demand). Where ``m_wg = 1``
     and ``k_wg >= 2``, ``slot_hours`` already needs a slot for any work.
     """
     found: list[str] = []
@@ -29,7 +30,7 @@ def deadline_slots_violations(
     derived = derived_hours(scenario, decisions)
     pair_gangs = gangs(scenario, estimates)
     for (name, gpu, place, t), hours in sorted(decisions.work.items()):
-        gang = pair_gangs.get((name, gpu))
+        gang = pair_gangs.get((name, gpu, t))
         if gang is None or gang.copies < 2 or hours <= HOURS_ABS_TOL:
             continue
         if not is_finite(offers, gpu, place):

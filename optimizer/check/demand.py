@@ -53,26 +53,40 @@ class Gang:
         return 1 if self.copies >= 2 else FREE_CLASS
 
 
-def gang_of(workload: Workload, estimate: PairEstimate | None) -> Gang | None:
-    """The pair's gang; None when the pair is not allowed or has no GPU-hours."""
+def gang_of(
+    workload: Workload, estimate: PairEstimate | None, month: int | None = None
+) -> Gang | None:
+    """The pair's gang (in ``month``); None when the pair is not allowed or has no GPU-hours.
+
+    A batch run's size follows the month's demand (model v2 §E), and the
+    copies its deadline needs are counted against that month's run (§C:
+    "computed per month"); ``run_gpu_hours`` stays the base month's run.
+    """
     if estimate is None or not estimate.allowed or estimate.gpu_hours is None:
         return None
     k = estimate.gpus_per_replica or 1
     run = estimate.gpu_hours
-    return Gang(k, run, copies_per_gang(run, k, workload.deadline_hours))
+    this_run = run
+    if month is not None and workload.kind is Kind.BATCH_INFERENCE:
+        this_run = run * workload.demand_factor(month)
+    return Gang(k, run, copies_per_gang(this_run, k, workload.deadline_hours))
 
 
-def gangs(scenario: Scenario, estimates: Sequence[PairEstimate]) -> dict[tuple[str, str], Gang]:
-    """Every allowed training and batch pair's gang, keyed (workload, gpu)."""
+def gangs(
+    scenario: Scenario, estimates: Sequence[PairEstimate]
+) -> dict[tuple[str, str, int], Gang]:
+    """Every allowed training and batch pair's gang in each month of its window,
+    keyed (workload, gpu, month)."""
     workloads = {w.name: w for w in scenario.workloads}
-    found: dict[tuple[str, str], Gang] = {}
+    found: dict[tuple[str, str, int], Gang] = {}
     for e in estimates:
         w = workloads.get(e.workload)
         if w is None or w.kind is Kind.REALTIME_INFERENCE:
             continue
-        gang = gang_of(w, e)
-        if gang is not None:
-            found[e.workload, e.gpu] = gang
+        for t in w.window(scenario.horizon_months):
+            gang = gang_of(w, e, t)
+            if gang is not None:
+                found[e.workload, e.gpu, t] = gang
     return found
 
 
@@ -96,7 +110,7 @@ def serving_capacity(estimates: Sequence[PairEstimate]) -> dict[tuple[str, str, 
 
 
 def class_work(
-    decisions: Decisions, pair_gangs: Mapping[tuple[str, str], Gang]
+    decisions: Decisions, pair_gangs: Mapping[tuple[str, str, int], Gang]
 ) -> dict[tuple[str, str, int], dict[int, float]]:
     """Paid work hours of each (type, place, month) by work class (see :attr:`Gang.work_class`).
 
@@ -104,7 +118,7 @@ def class_work(
     """
     found: dict[tuple[str, str, int], dict[int, float]] = defaultdict(dict)
     for (name, gpu, place, t), hours in decisions.work.items():
-        gang = pair_gangs.get((name, gpu))
+        gang = pair_gangs.get((name, gpu, t))
         if gang is None:
             continue
         by_class = found[gpu, place, t]

@@ -30,19 +30,19 @@ def recurring_demand_violations(
     pair_gangs = gangs(scenario, estimates)
     runs: dict[tuple[str, int], float] = defaultdict(float)
     for (name, gpu, place, t), hours in decisions.work.items():
-        gang = pair_gangs.get((name, gpu))
+        gang = pair_gangs.get((name, gpu, t))
         if gang is None or gang.run_gpu_hours <= 0:
             continue
         runs[name, t] += hours * useful_per_paid(scenario, gpu, place, gang) / gang.run_gpu_hours
     for w in scenario.workloads:
         if w.kind is Kind.REALTIME_INFERENCE or w.one_off_training:
             continue
-        if any(n == w.name and g.run_gpu_hours <= 0 for (n, _), g in pair_gangs.items()):
+        if any(n == w.name and g.run_gpu_hours <= 0 for (n, _, _), g in pair_gangs.items()):
             continue
         rate = w.runs_per_month if w.runs_per_month is not None else 1.0
         what = "batch job" if w.kind is Kind.BATCH_INFERENCE else "recurring training job"
         for t in w.window(scenario.horizon_months):
-            # model v2 §E: a batch month's work scales with its demand (more runs of a run's size)
+            # model v2 §E: a batch month's work scales with its demand (each run that much larger)
             need = rate * w.demand_factor(t) if w.kind is Kind.BATCH_INFERENCE else rate
             done = runs.get((w.name, t), 0.0)
             if done < need * (1.0 - HOURS_REL_TOL):

@@ -73,10 +73,10 @@ def most_useful(built: BuiltModel) -> Useful:
             if w.kind is Kind.BATCH_INFERENCE:
                 runs *= w.demand_factor(t)
             work = runs * fig.run_gpu_hours  # the month's most work in one place
-            k = fig.slot_width or 1
+            k = fig.slot_width_in(t) or 1
             need = _ceil(work / (u * H * k)) if u > 0 else 0
-            if fig.slot_width is not None:
-                need += fig.copies  # a deadline gang's copies
+            if fig.slot_width_in(t) is not None:
+                need += fig.copies_in(t)  # a deadline gang's copies
                 slots[(g, k, t)] += need
             gpus[(g, t)] += k * need
     most_gpus: dict[str, int] = {}

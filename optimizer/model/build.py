@@ -199,7 +199,7 @@ def build_model(
     positions = built.offer_pos
     built.places = {g.name: places_of(g.name, offers, positions) for g in scenario.gpus}
     built.figures = {
-        pair: pair_figures(workloads[pair[0]], est)
+        pair: pair_figures(workloads[pair[0]], est, T)
         for pair, est in usable.items()
         if workloads[pair[0]].kind is not Kind.REALTIME_INFERENCE
     }

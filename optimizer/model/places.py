@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from optimizer.domain import Assumptions, Gpu, Offer, OfferOption, Workload
+from optimizer.domain import Assumptions, Gpu, Kind, Offer, OfferOption, Workload
 from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.results import HOUSE, PairEstimate
 
@@ -85,40 +85,53 @@ class PairFigures:
     """What the v2 rules need of one training or batch workload on one GPU type."""
 
     copy_width: int  # GPUs one copy of the model needs (k)
-    run_gpu_hours: float  # one run (one-off training: the whole job; batch: a month)
-    copies: int  # copies that run at once (m); > 1 only for a deadline
+    run_gpu_hours: float  # one run (one-off training: the whole job; batch: a month), base month
+    copies: int  # copies that run at once (m) in the base month; > 1 only for a deadline
     runs_per_month: float  # recurring work; 0 for a one-off training job
+    # Copies by month where a deadline gang's run grows or shrinks with the
+    # month's demand (batch, model v2 §C "computed per month"): month -> m.
+    copies_by_month: tuple[tuple[int, int], ...] = ()
 
-    @property
-    def gang_width(self) -> int:
-        return self.copy_width * self.copies
+    def copies_in(self, month: int) -> int:
+        """Copies of one run at once in ``month`` (its deadline against that month's run)."""
+        for t, m in self.copies_by_month:
+            if t == month:
+                return m
+        return self.copies
 
-    @property
-    def needs_deadline_slots(self) -> bool:
-        """Width-1 work whose deadline needs several copies at once holds slots of its own."""
-        return self.copy_width == 1 and self.copies >= 2
+    def gang_width_in(self, month: int) -> int:
+        return self.copy_width * self.copies_in(month)
 
-    @property
-    def slot_width(self) -> int | None:
-        """The slot class its work belongs to in a finite place (None: the width-1 free GPUs)."""
-        if self.copy_width >= 2 or self.needs_deadline_slots:
+    def slot_width_in(self, month: int) -> int | None:
+        """The slot class its work belongs to in a finite place (None: the width-1 free GPUs).
+
+        Width-1 work whose deadline needs several copies at once holds slots of its own.
+        """
+        if self.copy_width >= 2 or self.copies_in(month) >= 2:
             return self.copy_width
         return None
 
-    def spot_yield(self, gpu: Gpu, a: Assumptions) -> float:
-        return spot_yield(a.spot_efficiency, self.gang_width, gpu.max_per_node)
+    def spot_yield_in(self, gpu: Gpu, a: Assumptions, month: int) -> float:
+        return spot_yield(a.spot_efficiency, self.gang_width_in(month), gpu.max_per_node)
 
 
-def pair_figures(workload: Workload, estimate: PairEstimate) -> PairFigures:
+def pair_figures(workload: Workload, estimate: PairEstimate, horizon_months: int) -> PairFigures:
     k = estimate.gpus_per_replica or 1
     run = estimate.gpu_hours or 0.0
     if workload.one_off_training:
         runs = 0.0
     else:
         runs = workload.runs_per_month if workload.runs_per_month is not None else 1.0
+    base = copies_per_gang(run, k, workload.deadline_hours)
+    by_month: tuple[tuple[int, int], ...] = ()
+    if workload.kind is Kind.BATCH_INFERENCE and workload.deadline_hours is not None:
+        # A run's size follows the month's demand, and so does its gang (§C, §E).
+        by_month = tuple(
+            (t, m)
+            for t in workload.window(horizon_months)
+            if (m := copies_per_gang(run * workload.demand_factor(t), k, workload.deadline_hours))
+            != base
+        )
     return PairFigures(
-        copy_width=k,
-        run_gpu_hours=run,
-        copies=copies_per_gang(run, k, workload.deadline_hours),
-        runs_per_month=runs,
+        copy_width=k, run_gpu_hours=run, copies=base, runs_per_month=runs, copies_by_month=by_month
     )

@@ -177,13 +177,13 @@ def _define_work(built: BuiltModel) -> None:
             for p in places:
                 if (p.is_spot and not spot_allowed(w)) or not place_open(built, p, t):
                     continue
-                if p.finite and not p.holds(fig.gang_width):
+                if p.finite and not p.holds(fig.gang_width_in(t)):
                     continue  # the gang never fits this place
                 var = prob.add_variable(f"work_w{i}_g{j}_p{p.lp}_t{t}", lowBound=0)
                 built.work[(w_name, g_name, p.key, t)] = var
                 built.work_at[(g_name, p.key, t)][w_name] = var
                 built.work_of[(w_name, g_name)].append((p.key, t, var))
-                if p.finite and fig.copies >= 2:
+                if p.finite and fig.copies_in(t) >= 2:
                     built.runs_in[(w_name, g_name, p.key, t)] = prob.add_variable(
                         f"runs_in_w{i}_g{j}_p{p.lp}_t{t}", cat=pulp.LpBinary
                     )
@@ -207,7 +207,11 @@ def _define_slots(built: BuiltModel, most: Useful) -> None:
         if not place.finite:
             continue
         widths = sorted(
-            {k for w_name in work if (k := built.figures[(w_name, g_name)].slot_width) is not None}
+            {
+                k
+                for w_name in work
+                if (k := built.figures[(w_name, g_name)].slot_width_in(t)) is not None
+            }
         )
         for k in widths:
             size = None if place.most_gpus is None else place.most_gpus // k

@@ -14,7 +14,7 @@ from collections import defaultdict
 import pulp
 
 from optimizer.currency import money_text
-from optimizer.domain import Offer, OfferOption, Scenario
+from optimizer.domain import Kind, Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import copies_per_gang, spot_yield
 from optimizer.model.built import BuiltModel
 from optimizer.results import (
@@ -82,7 +82,7 @@ def read_decisions(built: BuiltModel) -> Decisions:
     reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
     replicas = {k: n for k, v in built.replicas.items() if (n := _whole(v))}
     work = {k: h for k, v in built.work.items() if (h := _hours(v))}
-    widths_used = {(g, key, built.figures[(w, g)].slot_width, t) for (w, g, key, t) in work}
+    widths_used = {(g, key, built.figures[(w, g)].slot_width_in(t), t) for (w, g, key, t) in work}
     slots = {k: n for k, v in built.slots.items() if (n := _whole(v)) and k in widths_used}
     picks = {w: g for (w, g), v in built.pick.items() if _whole(v) == 1}
     return Decisions(
@@ -341,7 +341,10 @@ def _assignments(
         else:
             fig_k = est.gpus_per_replica or 1
             copy_width = fig_k
-            copies = copies_per_gang(est.gpu_hours or 0.0, fig_k, workload.deadline_hours)
+            run = est.gpu_hours or 0.0
+            if workload.kind is Kind.BATCH_INFERENCE:
+                run *= workload.demand_factor(t)  # the month's run sets its gang (v2 §C)
+            copies = copies_per_gang(run, fig_k, workload.deadline_hours)
             gang = fig_k * copies
             useful = hours * (
                 spot_yield(a.spot_efficiency, gang, s.gpu(g).max_per_node) if is_spot else 1.0

@@ -38,7 +38,8 @@ def define_deadline_slots_constraints(built: BuiltModel) -> None:
         runs = 1.0 if w.one_off_training else fig.runs_per_month
         if w.kind is Kind.BATCH_INFERENCE:
             runs *= w.demand_factor(t)  # model v2 §E: the month's demand
-        most = runs * fig.run_gpu_hours / (fig.spot_yield(s.gpu(g), a) if place.is_spot else 1.0)
+        yield_ = fig.spot_yield_in(s.gpu(g), a, t) if place.is_spot else 1.0
+        most = runs * fig.run_gpu_hours / yield_
         pos = (f"w{wpos[w_name]}", f"g{gpos[g]}", f"p{place.lp}", f"t{t}")
         work = built.work[(w_name, g, key, t)]
         built.add_row(
@@ -48,7 +49,7 @@ def define_deadline_slots_constraints(built: BuiltModel) -> None:
         built.add_row(
             "deadline_slots",
             ("slots", *pos),
-            [(switch, float(fig.copies)), (slots, -1.0)],
+            [(switch, float(fig.copies_in(t))), (slots, -1.0)],
             pulp.LpConstraintLE,
             0.0,
         )

@@ -26,7 +26,9 @@ def define_recurring_demand_constraints(built: BuiltModel) -> None:
     Elastic (``demand``): ``short[w,t]`` (share of the month's runs) is added to
     the left, weighted 1 per month. ``f[w,t]`` is 1, except for batch work whose
     demand changes (model v2 §E): the month's demand over the base, so a month
-    holds more runs of the same size (a run's deadline and gang stay as they are).
+    is that much more work: each run is larger (§C: a deadline gang is counted
+    per month, ``PairFigures.copies_in``), and its useful share on spot follows
+    that month's gang.
     """
     s = built.scenario
     a = s.assumptions
@@ -41,7 +43,7 @@ def define_recurring_demand_constraints(built: BuiltModel) -> None:
             terms: Terms = []
             for g in gpus:
                 fig = built.figures[(w.name, g)]
-                spot = fig.spot_yield(s.gpu(g), a)
+                spot = fig.spot_yield_in(s.gpu(g), a, t)
                 for p in built.places.get(g, []):
                     if (var := built.work.get((w.name, g, p.key, t))) is not None:
                         y = spot if p.is_spot else 1.0

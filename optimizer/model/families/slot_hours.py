@@ -33,7 +33,7 @@ def define_slot_hours_constraints(built: BuiltModel) -> None:
         terms: Terms = [
             (var, 1.0)
             for w_name, var in built.place_work(place, t).items()
-            if built.figures[(w_name, g)].slot_width == k
+            if built.figures[(w_name, g)].slot_width_in(t) == k
         ]
         terms.append((slots, -place.utilization(a) * H * k))
         built.add_row(

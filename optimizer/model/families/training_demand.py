@@ -35,11 +35,10 @@ def define_training_demand_constraints(built: BuiltModel) -> None:
         picks: Terms = []
         for g in _pairs_of(built, w):
             fig = built.figures[(w.name, g)]
-            spot = fig.spot_yield(s.gpu(g), a)
             spot_places = {p.key for p in built.places.get(g, []) if p.is_spot}
             terms: Terms = [
-                (var, spot if key in spot_places else 1.0)
-                for key, _t, var in built.work_of.get((w.name, g), [])
+                (var, fig.spot_yield_in(s.gpu(g), a, t) if key in spot_places else 1.0)
+                for key, t, var in built.work_of.get((w.name, g), [])
             ]
             pick = built.pick[(w.name, g)]
             terms.append((pick, -fig.run_gpu_hours))
