@@ -36,9 +36,13 @@ class Problem:
     value: object = None
     expected: str | None = None
     about: str | None = field(default=None, compare=False, repr=False)
+    # The file as the user typed it (folders too), where the message names other
+    # inputs as typed (compare); else its name alone.
+    file_as_typed: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
-        where = [Path(self.file).name if self.file else "<input>"]
+        shown = self.file if self.file_as_typed else Path(self.file).name
+        where = [shown if self.file else "<input>"]
         if self.sheet:
             where.append(f"sheet {self.sheet}")
         if self.cell:
