@@ -27,7 +27,14 @@ from optimizer.cli_compare import check_one_currency, column_names
 from optimizer.cli_parser import _build_parser
 from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
-from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
+from optimizer.errors import (
+    GpumixError,
+    InputError,
+    Problem,
+    WriteError,
+    naming_the_command,
+    terminal_text,
+)
 from optimizer.inputs.futures_notes import futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
@@ -411,13 +418,15 @@ _COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run gpumix; returns the exit code (the console script exits with it)."""
+    command = "gpumix"  # what names a bad command-line argument
     try:
         args = _build_parser().parse_args(argv)
+        command = f"gpumix {args.command}"
         code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside this try, not at exit
         return code
     except InputError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(naming_the_command(exc, command).render(), file=sys.stderr)
         return exc.exit_code
     except GpumixError as exc:
         print(terminal_text(f"gpumix: {exc}"), file=sys.stderr)

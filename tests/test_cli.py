@@ -412,6 +412,43 @@ def test_compare_says_why_a_scenario_has_no_plan(
     assert list(frame.loc["Horizon (months)"]) == [12, 36]
 
 
+@pytest.mark.parametrize(
+    ("args", "err"),
+    [
+        (
+            ["solve", "--solver", "nope"],
+            "gpumix solve: usage: argument --solver: invalid choice: 'nope' (choose from "
+            "'auto', 'highs', 'scip', 'cbc', 'gurobi', 'cplex', 'xpress', 'copt') "
+            "(see 'gpumix solve --help')\n",
+        ),
+        (
+            ["compare"],
+            "gpumix compare: usage: the following arguments are required: INPUT "
+            "(see 'gpumix compare --help')\n",
+        ),
+        (
+            ["validate", "a.xlsx", "--frob"],
+            "gpumix validate: usage: unrecognized arguments: --frob "
+            "(see 'gpumix validate --help')\n",
+        ),
+        (
+            ["solve", str(EXAMPLE), "--gap", "2", "--time-limit", "-1"],
+            "gpumix solve: usage: --time-limit must be a number of seconds > 0 (found -1.0)\n"
+            "gpumix solve: usage: --gap must be a fraction from 0 to below 1 (0.01 is 1 %) "
+            "(found 2.0)\n",
+        ),
+    ],
+    ids=["argparse choice", "argparse missing", "argparse unknown", "checked by gpumix"],
+)
+def test_bad_command_line_arguments_name_the_command(
+    args: list[str], err: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They were reported as "1 problem in the input: - <input>: usage: ...", as if a
+    file were wrong."""
+    assert main(args) == 2
+    assert capsys.readouterr() == ("", err)
+
+
 @pytest.mark.parametrize("command", ["compare", "sweep"])
 def test_solver_flags_are_checked_by_every_command_that_solves(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
