@@ -1289,3 +1289,23 @@ def test_bad_architecture_in_a_scenario_file_is_reported_exactly(
         "heads 32 (each KV head serves a whole group of heads) (found 5); expected a divisor "
         "of 32",
     ]
+
+
+def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two H100 rows with their gpu cells merged (A2:A3) read "cell A3 is blank" beside a
+    cell that shows H100; the message says why and what to do."""
+    path = write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    book = openpyxl.load_workbook(path)
+    book["Prices"].merge_cells("A2:A3")  # A3's H100 is gone: Excel keeps A2's value only
+    book["GPUs"].merge_cells("A2:B2")  # a merge across columns: B2 (vram_gb) is blank
+    book.save(path)
+    err = _validate_fails(path, capsys)
+    assert err == (
+        "2 problems in the input:\n"
+        "  - input.xlsx, sheet GPUs, cell B2, column vram_gb: is blank (cells A2:B2 are merged: "
+        "only A2 holds a value; unmerge them and fill each cell); expected a number > 0 (GB)\n"
+        "  - input.xlsx, sheet Prices, cell A3, column gpu: is blank (cells A2:A3 are merged: "
+        "only A2 holds a value; unmerge them and fill each row); expected text\n"
+    )
