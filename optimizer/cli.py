@@ -23,11 +23,18 @@ from xlsxwriter.exceptions import XlsxWriterException
 from optimizer import __version__
 from optimizer.analysis.extras import say as _say
 from optimizer.analysis.extras import solve_plan, solve_with_extras
-from optimizer.cli_compare import check_one_currency, check_unique_names
+from optimizer.cli_compare import check_one_currency, column_names
 from optimizer.cli_parser import _build_parser
 from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
-from optimizer.errors import GpumixError, InputError, Problem, WriteError, terminal_text
+from optimizer.errors import (
+    GpumixError,
+    InputError,
+    Problem,
+    WriteError,
+    naming_the_command,
+    terminal_text,
+)
 from optimizer.inputs.futures_notes import futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
@@ -251,12 +258,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from optimizer.reports.compare import comparison_table, write_comparison
 
     loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
-    check_unique_names(
-        [
-            (path, [s.name for s in item.scenarios])
-            for path, item in zip(args.inputs, loaded, strict=True)
-        ]
-    )
     check_one_currency(
         [
             (path, one_currency(s.assumptions.currency for s in item.scenarios))
@@ -266,9 +267,16 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     inputs = [f for item in loaded for f in item.files]
     written = _output_path(args.output or _default_output(args.inputs[0], "comparison"), inputs)
     settings = _solver_settings(args, progress=False)
+    names = column_names(
+        [
+            (path, [s.name for s in item.scenarios])
+            for path, item in zip(args.inputs, loaded, strict=True)
+        ]
+    )
     plans: list[Plan] = []
-    for item in loaded:
-        solved = _solve_all(item.scenarios, settings, quiet=False, jobs=args.jobs)
+    for item, shown in zip(loaded, names, strict=True):
+        scenarios = [replace(s, name=shown[s.name]) for s in item.scenarios]
+        solved = _solve_all(scenarios, settings, quiet=False, jobs=args.jobs)
         plans.extend(solved)
     _write(write_comparison, written, plans)
     print(terminal_text(comparison_table(plans)))
@@ -410,13 +418,15 @@ _COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run gpumix; returns the exit code (the console script exits with it)."""
+    command = "gpumix"  # what names a bad command-line argument
     try:
         args = _build_parser().parse_args(argv)
+        command = f"gpumix {args.command}"
         code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside this try, not at exit
         return code
     except InputError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(naming_the_command(exc, command).render(), file=sys.stderr)
         return exc.exit_code
     except GpumixError as exc:
         print(terminal_text(f"gpumix: {exc}"), file=sys.stderr)

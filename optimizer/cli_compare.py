@@ -1,36 +1,64 @@
-"""What ``gpumix compare`` checks of its inputs before any solve.
+"""What ``gpumix compare`` checks of its inputs before any solve, and its column names.
 
-Its columns are scenarios from several inputs side by side: their names must
-differ, and their money must be in one currency.
+Its columns are scenarios from several inputs side by side: a name that more
+than one input uses is qualified with its input's file (``minimal: base``),
+and their money must be in one currency. Inputs are named as the user typed
+them.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from optimizer.errors import InputError, Problem
 
 
-def check_unique_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> None:
-    """Before any solve: the comparison's columns are scenario names, so no two may clash."""
-    first: dict[str, Path] = {}
-    problems = []
-    for path, names in inputs:
-        for name in names:
-            earlier = first.get(name.lower())
-            if earlier is None:
-                first[name.lower()] = path
-                continue
-            problems.append(
-                Problem(
-                    file=str(path),
-                    message=f"usage: scenario {name!r} is also in {earlier}; rename one so the "
-                    "comparison's columns can be told apart",
-                )
-            )
-    if problems:
-        raise InputError(problems)
+def column_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> list[dict[str, str]]:
+    """For each input (its path as typed, its scenario names): name → the name compare shows.
+
+    A name no other input uses stays as it is. A name that two inputs use
+    (ignoring case) becomes ``"<input>: <name>"``, where ``<input>`` is the
+    file's stem (``minimal``), or as much more of its path as tells those
+    inputs apart (``odd/minimal``); the same file given twice is told apart
+    by its place on the command line (``minimal #2``).
+    """
+    holders = Counter(key for _, names in inputs for key in {n.casefold() for n in names})
+    clashing = {key for key, count in holders.items() if count > 1}
+    qualified = [
+        i for i, (_, names) in enumerate(inputs) if any(n.casefold() in clashing for n in names)
+    ]
+    labels = _labels([(i + 1, inputs[i][0]) for i in qualified])
+    label_of = dict(zip(qualified, labels, strict=True))
+    shown = [
+        {n: f"{label_of[i]}: {n}" if n.casefold() in clashing else n for n in names}
+        for i, (_, names) in enumerate(inputs)
+    ]
+    # A scenario may already be called "minimal: base": then its input's place decides.
+    seen: Counter[str] = Counter(v.casefold() for names in shown for v in names.values())
+    for i, names in enumerate(shown):
+        for n, v in names.items():
+            if seen[v.casefold()] > 1:
+                names[n] = f"{v} (input {i + 1})"
+    return shown
+
+
+def _labels(paths: Sequence[tuple[int, Path]]) -> list[str]:
+    """The shortest ends of the paths (without the suffix) that tell them apart; each path
+    comes with its place on the command line, which tells the same path given twice apart."""
+    parts = [PurePath(p).with_suffix("").parts for _, p in paths]
+    longest = max((len(p) for p in parts), default=0)
+    for depth in range(1, longest + 1):
+        labels = ["/".join(p[-depth:]) for p in parts]
+        if len({label.casefold() for label in labels}) == len(labels):
+            return labels
+    full = ["/".join(p) for p in parts]
+    counts = Counter(label.casefold() for label in full)
+    return [
+        f"{label} #{place}" if counts[label.casefold()] > 1 else label
+        for (place, _), label in zip(paths, full, strict=True)
+    ]
 
 
 def check_one_currency(inputs: Sequence[tuple[Path, str]]) -> None:
@@ -45,6 +73,7 @@ def check_one_currency(inputs: Sequence[tuple[Path, str]]) -> None:
             message=f"usage: its money is in {other} but {first} is in {currency}; "
             "compare needs one currency (gpumix converts nothing): set the same "
             "Assumptions currency in every workbook",
+            file_as_typed=True,
         )
         for path, other in inputs[1:]
         if other != currency

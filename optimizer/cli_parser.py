@@ -1,7 +1,7 @@
 """The ``gpumix`` argument parser: every command, its arguments and their help texts.
 
 Takes nothing but the version and hands ``optimizer.cli`` a parser whose
-usage errors raise :class:`InputError` (exit 2) instead of exiting.
+usage errors raise :class:`UsageError` (exit 2, naming the command) instead of exiting.
 """
 
 from __future__ import annotations
@@ -10,15 +10,28 @@ import argparse
 from pathlib import Path
 
 from optimizer import __version__
-from optimizer.errors import InputError
+from optimizer.errors import UsageError
 from optimizer.results import SOLVERS
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises InputError (exit 2, message on stderr) instead of exiting."""
+    """argparse that raises UsageError (exit 2, ``gpumix <command>: usage: ...`` on stderr)
+    instead of exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"usage: {message} (see '{self.prog} --help')")
+        raise UsageError(self.prog, f"usage: {message} (see '{self.prog} --help')")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        """As argparse's, but an argument no command knows names the command it follows."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            raise UsageError(
+                prog,
+                f"usage: unrecognized arguments: {' '.join(extras)} (see '{prog} --help')",
+            )
+        return parsed
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ all of them in one pass instead of one per run.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
@@ -36,9 +36,13 @@ class Problem:
     value: object = None
     expected: str | None = None
     about: str | None = field(default=None, compare=False, repr=False)
+    # The file as the user typed it (folders too), where the message names other
+    # inputs as typed (compare); else its name alone.
+    file_as_typed: bool = field(default=False, compare=False, repr=False)
 
     def __str__(self) -> str:
-        where = [Path(self.file).name if self.file else "<input>"]
+        shown = self.file if self.file_as_typed else Path(self.file).name
+        where = [shown if self.file else "<input>"]
         if self.sheet:
             where.append(f"sheet {self.sheet}")
         if self.cell:
@@ -88,6 +92,42 @@ class InputError(GpumixError):
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} in the input:"
         return terminal_text("\n".join([head, *(f"  - {p}" for p in self.problems)]))
+
+
+class UsageError(InputError):
+    """Bad command-line arguments: each line names the command (``gpumix solve: usage: ...``),
+    as a command-line tool's usage errors do, not an input file."""
+
+    def __init__(self, command: str, problems: list[Problem] | Problem | str) -> None:
+        self.command = command
+        super().__init__(problems)
+
+    def render(self) -> str:
+        named = (replace(p, file=self.command, file_as_typed=True) for p in self.problems)
+        return terminal_text("\n".join(str(p) for p in named))
+
+
+# Where a problem with the command line says it is: nowhere, or "command line" (--vary).
+_COMMAND_LINE_FILES = ("", "command line")
+
+
+def naming_the_command(error: InputError, command: str) -> InputError:
+    """``error`` with its command-line problems named by ``command`` (``gpumix solve``):
+    a usage error when every problem is one, else those lines name it instead of
+    ``<input>``."""
+    if isinstance(error, UsageError):
+        return error
+    ours = [p.file in _COMMAND_LINE_FILES and p.sheet is None for p in error.problems]
+    if not any(ours):
+        return error
+    if all(ours):
+        return UsageError(command, error.problems)
+    return InputError(
+        [
+            replace(p, file=command, file_as_typed=True) if mine else p
+            for p, mine in zip(error.problems, ours, strict=True)
+        ]
+    )
 
 
 class SolveError(GpumixError):

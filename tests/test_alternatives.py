@@ -334,14 +334,14 @@ def test_usage_errors_exit_2_with_exact_text(capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr()
     assert err.out == ""
     assert err.err == (
-        "1 problem in the input:\n  - <input>: usage: --slack must be a number ≥ 0 "
+        "gpumix alternatives: usage: --slack must be a number ≥ 0 "
         "(a fraction of the optimum: 0.02 is 2 %) (found '-0.1')\n"
     )
     assert main(["alternatives", example, "--slack", "nan"]) == 2
     assert "--slack must be a number ≥ 0" in capsys.readouterr().err
     assert main(["alternatives", example, "--goal", "cheapest"]) == 2
     assert capsys.readouterr().err == (
-        "1 problem in the input:\n  - <input>: usage: --goal must be one of least_capex, "
+        "gpumix alternatives: usage: --goal must be one of least_capex, "
         "least_rent, fewest_types, fewest_gpus, most_owned, least_power (found 'cheapest')\n"
     )
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -370,24 +371,28 @@ def test_a_write_that_fails_late_is_a_clear_error_without_traceback(
     assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 
 
-def test_compare_refuses_clashing_scenario_names_before_solving(
+def test_compare_qualifies_clashing_scenario_names_with_their_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import shutil
+    """Two workbooks without a Scenarios sheet each have one scenario, base: compare
+    refused them ("scenario 'base' is also in odd/minimal.xlsx; rename one")."""
+    from tests.conftest import valid_sheets, write_sheets
 
-    first, second = tmp_path / "a.xlsx", tmp_path / "b.xlsx"
-    shutil.copy(EXAMPLE, first)
-    shutil.copy(EXAMPLE, second)
-    code = main(["compare", str(first), str(second), "--output", str(tmp_path / "c.xlsx")])
+    sheets = valid_sheets()
+    del sheets["Scenarios"]
+    (tmp_path / "odd").mkdir()
+    first = write_sheets(tmp_path / "odd" / "minimal.xlsx", sheets)
+    second = write_sheets(tmp_path / "headers.xlsx", sheets)
+    out = tmp_path / "c.xlsx"
+    code = main(["compare", str(first), str(second), "--output", str(out)])
     captured = capsys.readouterr()
-    assert (code, captured.out) == (2, "")
-    assert captured.err.startswith("3 problems in the input:")
-    assert (
-        f"b.xlsx: usage: scenario 'us-baseline' is also in {first}; rename one so the "
-        "comparison's columns can be told apart"
-    ) in captured.err
-    assert "solving" not in captured.err  # refused before any solve started
-    assert not (tmp_path / "c.xlsx").exists()
+    assert code == 0, captured.err
+    lines = captured.out.splitlines()
+    assert re.split(r"\s{2,}", lines[0]) == ["Scenario", "minimal: base", "headers: base"]
+    assert "Δ total vs minimal: base" in captured.out
+    assert "solving minimal: base ..." in captured.err
+    frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
+    assert list(frame.columns) == ["minimal: base", "headers: base"]
 
 
 def test_compare_says_why_a_scenario_has_no_plan(
@@ -405,6 +410,43 @@ def test_compare_says_why_a_scenario_has_no_plan(
     frame = pd.read_excel(out, sheet_name="Comparison", index_col=0, engine="calamine")
     assert "capex budget short by $" in frame.loc["Why no plan"]["short"]
     assert list(frame.loc["Horizon (months)"]) == [12, 36]
+
+
+@pytest.mark.parametrize(
+    ("args", "err"),
+    [
+        (
+            ["solve", "--solver", "nope"],
+            "gpumix solve: usage: argument --solver: invalid choice: 'nope' (choose from "
+            "'auto', 'highs', 'scip', 'cbc', 'gurobi', 'cplex', 'xpress', 'copt') "
+            "(see 'gpumix solve --help')\n",
+        ),
+        (
+            ["compare"],
+            "gpumix compare: usage: the following arguments are required: INPUT "
+            "(see 'gpumix compare --help')\n",
+        ),
+        (
+            ["validate", "a.xlsx", "--frob"],
+            "gpumix validate: usage: unrecognized arguments: --frob "
+            "(see 'gpumix validate --help')\n",
+        ),
+        (
+            ["solve", str(EXAMPLE), "--gap", "2", "--time-limit", "-1"],
+            "gpumix solve: usage: --time-limit must be a number of seconds > 0 (found -1.0)\n"
+            "gpumix solve: usage: --gap must be a fraction from 0 to below 1 (0.01 is 1 %) "
+            "(found 2.0)\n",
+        ),
+    ],
+    ids=["argparse choice", "argparse missing", "argparse unknown", "checked by gpumix"],
+)
+def test_bad_command_line_arguments_name_the_command(
+    args: list[str], err: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They were reported as "1 problem in the input: - <input>: usage: ...", as if a
+    file were wrong."""
+    assert main(args) == 2
+    assert capsys.readouterr() == ("", err)
 
 
 @pytest.mark.parametrize("command", ["compare", "sweep"])

@@ -48,21 +48,29 @@ def test_demand_compounds_from_the_start_month_and_a_given_month_replaces_it() -
     assert batch.demand_factor(4) == 4.0
 
 
-def test_a_growing_service_gets_more_replicas_as_it_grows() -> None:
+@pytest.mark.parametrize(
+    ("growth", "expected"),
     # 1 replica serves 1,000 tokens/s; with target_load 0.8 a month needs
     # ceil(demand / 800) replicas: 1,000 → 2, 1,500 → 2, 2,250 → 3, 3,375 → 5.
+    # Growth above 1 (the spec's "fraction ≥ 0" has no upper bound) compounds the
+    # same way: 1,000 → 2,500 → 6,250 → 15,625 tokens/s, 2, 4, 8, 20 replicas.
+    [(0.5, {1: 2, 2: 2, 3: 3, 4: 5}), (1.5, {1: 2, 2: 4, 3: 8, 4: 20})],
+)
+def test_a_growing_service_gets_more_replicas_as_it_grows(
+    growth: float, expected: dict[int, int]
+) -> None:
     s = scenario(
         [gpu("H100")],
         [offer("H100", "on_demand", 2.0)],
-        [workload("chat", "realtime_inference", tokens_per_second=1000.0, growth_per_month=0.5)],
+        [workload("chat", "realtime_inference", tokens_per_second=1000.0, growth_per_month=growth)],
         [measured("chat", "H100", gpus_per_replica=1, tokens_per_second_per_replica=1000.0)],
         horizon_months=4,
     )
     plan = solve_checked(s)
     assert plan.status is SolveStatus.OPTIMAL and plan.decisions is not None
     replicas = {t: n for (_w, _g, _p, _k, t), n in plan.decisions.replicas.items()}
-    assert replicas == {1: 2, 2: 2, 3: 3, 4: 5}
-    assert plan.total_cost == pytest.approx(2.0 * 730 * (2 + 2 + 3 + 5), abs=0.005)
+    assert replicas == expected
+    assert plan.total_cost == pytest.approx(2.0 * 730 * sum(expected.values()), abs=0.005)
 
 
 def test_batch_work_grows_with_its_demand() -> None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from optimizer.domain import Assumptions, CostCategory, Scenario
+from optimizer.reports.at_a_glance import recommendation
 from optimizer.results import HOUSE, Decisions, SolveStatus
 from tests.builders import gpu, measured, offer, scenario, workload
 from tests.check.test_check import pair, violations_of
@@ -37,6 +38,8 @@ def test_ten_gpus_sit_in_two_servers_and_pay_for_their_rack() -> None:
     assert plan.status is SolveStatus.OPTIMAL and plan.decisions is not None
     assert plan.decisions.purchases == {("H100|buy|1", 1): 10}
     assert plan.decisions.server_purchases == {("H100", 1): 2}
+    # The Summary's "What to do" says the servers as well as the GPUs.
+    assert recommendation(plan) == "Buy 10 H100 in month 1; buy 2 servers for H100 in month 1."
     month1 = plan.cash_flow[0].amounts
     assert month1[CostCategory.NODE] == pytest.approx(80_000.00, abs=CENT)
     # (10 × 0.7 + 2 × 1.2) kW × $184

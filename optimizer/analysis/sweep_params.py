@@ -213,6 +213,8 @@ def _value_ok(spec: VarySpec, value: float) -> bool:
         declared = ASSUMPTION_KEYS[spec.key]
         if declared.at_most_one and value > 1:
             return False
+        if declared.below_one and value >= 1:
+            return False
         return value > 0 if declared.positive else value >= 0
     return value >= 0
 
@@ -227,6 +229,8 @@ def _expected_value(spec: VarySpec) -> str:
         text = "> 0" if declared.positive else "≥ 0"
         if declared.at_most_one:
             text += " and ≤ 1"
+        if declared.below_one:
+            text += " and < 1"
         return f"a number {text} ({declared.unit})"
     return "a number ≥ 0"
 

@@ -35,13 +35,15 @@ class FieldSpec:
     maximum: float | None = None
     positive: bool = False
     at_most_one: bool = False
+    below_one: bool = False  # in [0, 1): 1 itself is refused
     allowed: tuple[str, ...] = ()
     label_chars: int = 0  # > 0: a short label (currency) of at most this many printable characters
 
     @classmethod
     def of_column(cls, column: Column) -> FieldSpec:
-        # A fraction column is a share of something (MFU): more than 1 is impossible.
-        at_most_one = column.fraction
+        # A fraction column is a share of something (MFU): more than 1 is impossible;
+        # a growth rate is not a share (uncapped).
+        at_most_one = column.fraction and not column.uncapped
         expected = column.expected + (", at most 1" if at_most_one else "")
         return cls(
             name=column.name,
@@ -72,6 +74,8 @@ class FieldSpec:
         expected = "a number > 0" if key.positive else "a number ≥ 0"
         if key.at_most_one:
             expected += ", at most 1"
+        if key.below_one:
+            expected += ", less than 1"
         expected += f" ({key.unit})"
         return cls(
             name=key.key,
@@ -80,6 +84,7 @@ class FieldSpec:
             minimum=0.0,
             positive=key.positive,
             at_most_one=key.at_most_one,
+            below_one=key.below_one,
         )
 
 
@@ -247,6 +252,8 @@ def coerce(spec: FieldSpec, raw: object) -> object:
         raise BadValue(f"must be at most {spec.maximum:,g}")
     if spec.at_most_one and value > 1:
         raise BadValue("must be at most 1 (fractions are plain numbers: 0.05 is 5 %)")
+    if spec.below_one and value >= 1:
+        raise BadValue("must be less than 1 (fractions are plain numbers: 0.05 is 5 %)")
     return int(value) if kind is ColumnType.INTEGER else value
 
 

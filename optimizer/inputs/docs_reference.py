@@ -195,7 +195,11 @@ def _assumptions_section() -> list[str]:
         "",
         "Columns `key` and `value` (required), `source` (optional). Optional sheet: a key "
         "not given keeps its default. A key not listed here is an error. Fractions are "
-        "stored as Excel stores a percent cell: 0.05 is 5 %.",
+        "stored as Excel stores a percent cell: 0.05 is 5 %. Shares ("
+        + ", ".join(f"`{a.key}`" for a in schema.ASSUMPTIONS if a.at_most_one)
+        + ") are at most 1; "
+        + ", ".join(f"`{a.key}`" for a in schema.ASSUMPTIONS if a.below_one)
+        + " is less than 1 (in [0, 1)).",
         "",
     ]
     lines += _table(

@@ -36,6 +36,7 @@ from optimizer.inputs.fleet_rows import FleetEntry
 from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
+from optimizer.inputs.merged import explain_merged_blanks
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -231,7 +232,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         measurement_rows=measurement_rows,
         warnings=tuple(_near_miss_sheets(file, names)),
     )
-    return data, problems
+    return data, explain_merged_blanks(path, problems)
 
 
 def _near_miss_sheets(file: str, names: Sequence[str]) -> list[str]:

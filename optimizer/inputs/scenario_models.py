@@ -21,8 +21,6 @@ from pydantic import (
     model_validator,
 )
 
-from optimizer.inputs.schema import MAX_HORIZON_MONTHS
-
 # ---------------------------------------------------------------- models
 
 
@@ -60,7 +58,7 @@ def _amount(value: object) -> object:
 
 Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
 Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
-Horizon = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1, le=MAX_HORIZON_MONTHS)]
+Horizon = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
 Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
 Amount = Annotated[float, BeforeValidator(_amount), Field(strict=True, ge=0, allow_inf_nan=False)]
 Switch = Annotated[bool, Field(strict=True)]
@@ -115,6 +113,8 @@ Factor = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, gt=0, a
 Share = Annotated[
     float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=1, allow_inf_nan=False)
 ]
+# A growth rate is a fraction ≥ 0 with no upper bound (1 doubles demand every month).
+Growth = Usd
 Probability = Annotated[
     float, BeforeValidator(_not_bool), Field(strict=True, gt=0, le=1, allow_inf_nan=False)
 ]
@@ -135,9 +135,9 @@ class FutureModel(_Closed):
     name: Name
     probability: Probability
     demand_factor: Usd | None = None  # every realtime and batch workload
-    growth_per_month: Share | None = None  # every realtime and batch workload
+    growth_per_month: Growth | None = None  # every realtime and batch workload
     demand_factors: dict[Name, Usd] = Field(default_factory=dict)  # per workload, on top
-    growth: dict[Name, Share] = Field(default_factory=dict)  # per workload
+    growth: dict[Name, Growth] = Field(default_factory=dict)  # per workload
     prices: list[FuturePriceModel] = Field(default_factory=list)
 
 

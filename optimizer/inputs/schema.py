@@ -24,10 +24,6 @@ class ColumnType(StrEnum):
     NAME_LIST = "comma-separated names"
 
 
-# The longest horizon gpumix plans: twenty years of monthly decisions. The
-# model grows with every month, and no GPU lasts that long.
-MAX_HORIZON_MONTHS = 240
-
 # The largest scenario gpumix plans, in workloads × GPU types × months: the
 # model has variables for each, so this bounds memory and build time (the
 # (20, 50, 60) benchmark, 60,000, builds in about 2 s). A scenario beyond it is
@@ -56,6 +52,7 @@ class Column:
     maximum: float | None = None  # inclusive; a limit of what gpumix plans (README, Limits)
     positive: bool = False
     fraction: bool = False  # stored as Excel stores a percent cell: 0.05 is 5 %
+    uncapped: bool = False  # a fraction that may exceed 1 (a growth rate): no "at most 1"
     references: str | None = None  # "GPUs", "Workloads": the sheet whose names it must use
 
     @property
@@ -332,11 +329,12 @@ WORKLOADS = Sheet(
         Column(
             "growth_per_month",
             ColumnType.NUMBER,
-            "realtime_inference and batch_inference: demand grows by this fraction a month, compounded from start_month (0.03 is 3 %); sheet Demand may give a month's demand instead.",
+            "realtime_inference and batch_inference: demand grows by this fraction a month, compounded from start_month (0.03 is 3 %; 1 doubles it every month, and more is allowed); sheet Demand may give a month's demand instead.",
             unit="fraction per month",
             default=0.0,
             minimum=0,
             fraction=True,
+            uncapped=True,
         ),
         Column(
             "runs_per_month",
@@ -568,11 +566,10 @@ SCENARIOS = Sheet(
         Column(
             "horizon_months",
             ColumnType.INTEGER,
-            "Planning horizon (at most 240 months, 20 years).",
+            "Planning horizon. The model grows with every month: a horizon of hundreds of months plans slowly.",
             unit="months",
             default=36,
             minimum=1,
-            maximum=MAX_HORIZON_MONTHS,
         ),
         Column(
             "budget_total",
@@ -699,6 +696,7 @@ FUTURES = Sheet(
             unit="fraction per month",
             minimum=0,
             fraction=True,
+            uncapped=True,
             default_text="the workload's own",
         ),
         Column(
@@ -738,6 +736,7 @@ class AssumptionKey:
     fraction: bool = False
     positive: bool = False  # must be > 0 (else ≥ 0)
     at_most_one: bool = False  # a share that cannot exceed 100 %
+    below_one: bool = False  # a rate that must stay under 100 % (resale decline): in [0, 1)
     allowed: tuple[str, ...] = ()  # a word key: the words it takes
     boolean: bool = False  # TRUE/FALSE even where the default is blank
     label: bool = False  # short free text (currency): 1 to CURRENCY_MAX_CHARS printable characters
@@ -817,7 +816,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "fraction per year",
         "H100 used prices fall 22–23 % a year (SpotWire, 2026); 30 %: a new architecture every 2 years",
         fraction=True,
-        at_most_one=True,
+        below_one=True,
     ),
     AssumptionKey(
         "discount_rate",

@@ -173,7 +173,9 @@ def _coerce_column(spec: FieldSpec, raws: Sequence[object]) -> list[object]:
     out: list[object] = []
     # Plain non-negative floats are most cells of a big sheet: checked inline.
     floats_pass = (
-        spec.type is ColumnType.NUMBER and not spec.at_most_one and (spec.minimum or 0) <= 0
+        spec.type is ColumnType.NUMBER
+        and not (spec.at_most_one or spec.below_one)
+        and (spec.minimum or 0) <= 0
     )
     ints_pass = spec.type is ColumnType.INTEGER
     ints_from = (spec.minimum or 0) + (1 if spec.positive else 0)

@@ -368,6 +368,14 @@ def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
             maximum=1,
             error_message=f"Expected a share {low} and at most 100 %.",
         )
+    elif key.below_one:
+        options.update(
+            validate="decimal",
+            criteria="between",
+            minimum=0,
+            maximum=1 - 1e-12,
+            error_message="Expected a rate at least 0 and below 100 %.",
+        )
     else:
         options.update(
             validate="decimal",

@@ -4,7 +4,9 @@ Takes a :class:`Plan` (and its rent-only baseline); hands on plain text and
 numbers for the top of the Summary sheet: the recommendation in one sentence
 ("Buy 14 RTX 4090 in month 1; reserve up to 32 A100 80GB for months 1–36;
 rent the rest on demand", led by what becomes of sheet Fleet: "sell the 8 A100
-80GB already owned in month 1"), the month from which buying has paid for itself
+80GB already owned in month 1"; every capital event is said, the plan's own
+GPUs sold again and the servers bought and sold too: "sell 1 H100 in month 2
+and 1 in month 4; buy 1 server for H100 in month 1"), the month from which buying has paid for itself
 against renting everything, the limits that bind, and cumulative cash by
 month. Every figure comes from the plan's fleet, cash flow and shadow prices.
 """
@@ -28,7 +30,13 @@ def recommendation(plan: Plan) -> str:
             first, *rest = plan.diagnostics
             why = f"{first} {'; '.join(rest)}".strip()
         return f"No plan ({plan.status.value}): {why}"
-    clauses = [*_existing(plan), *_purchases(plan), *_reservations(plan)]
+    clauses = [
+        *_existing(plan),
+        *_purchases(plan),
+        *_sales(plan),
+        *_servers(plan),
+        *_reservations(plan),
+    ]
     rented = _rented(plan)
     if rented and clauses:
         clauses.append(f"rent the rest ({rented})")
@@ -64,6 +72,59 @@ def _purchases(plan: Plan) -> list[str]:
         f"buy {sum(by_month.values()):,} {gpu} in {_months(list(by_month))}"
         for gpu, by_month in _per_gpu_month(plan, "bought").items()
     ]
+
+
+def _counts_by_month(by_month: dict[int, int]) -> str:
+    """'in month 2', '1 in month 2 and 1 in month 4' after the first count is said."""
+    items = sorted(by_month.items())
+    each = [f"{n:,} in month {t}" for t, n in items]
+    each[0] = f"in month {items[0][0]}"
+    if len(each) == 1:
+        return each[0]
+    return ", ".join(each[:-1]) + f" and {each[-1]}"
+
+
+def _sales(plan: Plan) -> list[str]:
+    """GPUs bought in the plan and sold again (sheet Fleet's are said by :func:`_existing`):
+    'sell 1 H100 in month 2 and 1 in month 4'."""
+    if plan.decisions is None:
+        return []
+    gpu_of = {o.offer_id: o.gpu for o in plan.scenario.all_offers}
+    existing = {r.source_id for r in plan.scenario.fleet}
+    sold: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for (oid, t), n in plan.decisions.sales.items():
+        if n and oid not in existing and oid in gpu_of:
+            sold[gpu_of[oid]][t] += n
+    return [_sentence("sell", gpu, "", by_month) for gpu, by_month in sold.items()]
+
+
+def _servers(plan: Plan) -> list[str]:
+    """Servers bought and sold: 'buy 1 server for H100 in month 1'."""
+    if plan.decisions is None:
+        return []
+    clauses = []
+    for verb, of, moves in (
+        ("buy", "for", plan.decisions.server_purchases),
+        ("sell", "of", plan.decisions.server_sales),
+    ):
+        by_gpu: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        for (gpu, t), n in moves.items():
+            if n:
+                by_gpu[gpu][t] += n
+        clauses += [_sentence(verb, gpu, of, by_month) for gpu, by_month in by_gpu.items()]
+    return clauses
+
+
+def _sentence(verb: str, gpu: str, server_word: str, by_month: dict[int, int]) -> str:
+    """'sell 1 H100 in month 2 and 1 in month 4'; with ``server_word`` ('for', 'of'),
+    'buy 2 servers for H100 in month 1'."""
+    first = by_month[min(by_month)]
+    if server_word:
+        noun = "server" if first == 1 else "servers"
+        what = f"{first:,} {noun} {server_word} {gpu}"
+    else:
+        what = f"{first:,} {gpu}"
+    return f"{verb} {what} {_counts_by_month(by_month)}"
 
 
 def _reservations(plan: Plan) -> list[str]:

@@ -988,30 +988,6 @@ def test_a_sheet_inside_the_limits_is_read() -> None:
     assert (MAX_SHEET_ROWS, MAX_SHEET_COLUMNS) == (100_000, 1_000)
 
 
-def test_a_horizon_beyond_twenty_years_is_refused_in_the_sheet_and_the_scenario_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """horizon_months 1e9 passed validate and solve died of a MemoryError."""
-    sheets = set_cell(valid_sheets(), "Scenarios", 2, "horizon_months", 1_000_000_000)
-    path = write_sheets(tmp_path / "long.xlsx", sheets)
-    before = sha256(path)
-    assert main(["validate", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert "cell B2, column horizon_months: must be at most 240 (found 1000000000.0)" in err
-    assert "expected a whole number ≥ 1, at most 240 (months)" in err
-    assert sha256(path) == before
-    scenario_file = tmp_path / "long.yaml"
-    scenario_file.write_text(
-        "workbook: long.xlsx\nscenarios:\n  - name: forever\n    horizon_months: 241\n",
-        encoding="utf-8",
-    )
-    write_sheets(path, valid_sheets())
-    assert main(["validate", str(scenario_file)]) == 2
-    assert "line 4: scenario 'forever', horizon_months: must be at most 240 (found 241)" in (
-        capsys.readouterr().err
-    )
-
-
 def test_a_scenario_too_large_to_plan_is_refused_by_validate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1183,13 +1159,12 @@ def test_the_readme_states_every_limit_gpumix_checks() -> None:
 
     from optimizer.analysis.sweep_params import MAX_SWEEP_POINTS, MAX_SWEEP_VARIANTS
     from optimizer.inputs.grid import MAX_SHEET_COLUMNS, MAX_SHEET_ROWS
-    from optimizer.inputs.schema import MAX_HORIZON_MONTHS, MAX_WORKLOAD_TYPE_MONTHS
+    from optimizer.inputs.schema import MAX_WORKLOAD_TYPE_MONTHS
     from tests.paths import ROOT
 
     readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
     for stated in (
         f"at most {MAX_SHEET_ROWS:,} rows and {MAX_SHEET_COLUMNS:,} columns",
-        f"a horizon is at most {MAX_HORIZON_MONTHS} months",
         f"a scenario at most {MAX_WORKLOAD_TYPE_MONTHS:,} workloads × GPU types × months",
         f"a sweep at most {MAX_SWEEP_POINTS:,} points per `--vary` and "
         f"{MAX_SWEEP_VARIANTS:,} variants",
@@ -1314,3 +1289,23 @@ def test_bad_architecture_in_a_scenario_file_is_reported_exactly(
         "heads 32 (each KV head serves a whole group of heads) (found 5); expected a divisor "
         "of 32",
     ]
+
+
+def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two H100 rows with their gpu cells merged (A2:A3) read "cell A3 is blank" beside a
+    cell that shows H100; the message says why and what to do."""
+    path = write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    book = openpyxl.load_workbook(path)
+    book["Prices"].merge_cells("A2:A3")  # A3's H100 is gone: Excel keeps A2's value only
+    book["GPUs"].merge_cells("A2:B2")  # a merge across columns: B2 (vram_gb) is blank
+    book.save(path)
+    err = _validate_fails(path, capsys)
+    assert err == (
+        "2 problems in the input:\n"
+        "  - input.xlsx, sheet GPUs, cell B2, column vram_gb: is blank (cells A2:B2 are merged: "
+        "only A2 holds a value; unmerge them and fill each cell); expected a number > 0 (GB)\n"
+        "  - input.xlsx, sheet Prices, cell A3, column gpu: is blank (cells A2:A3 are merged: "
+        "only A2 holds a value; unmerge them and fill each row); expected text\n"
+    )

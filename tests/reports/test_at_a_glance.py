@@ -75,6 +75,49 @@ def test_the_recommendation_says_what_to_buy_reserve_and_rent() -> None:
     )
 
 
+def test_the_recommendation_says_every_capital_event_sales_and_servers_too() -> None:
+    """A plan that bought 4 H100, sold 1 in month 2 and 1 in month 4 and bought a server
+    was summed up as "Buy 4 H100 in month 1; rent the rest": finance missed three events."""
+    base = fake_plan()
+    assert base.decisions is not None
+    decisions = replace(
+        base.decisions,
+        purchases={("H100|buy|1", 1): 4},
+        sales={("H100|buy|1", 2): 1, ("H100|buy|1", 4): 1},
+        server_purchases={("H100", 1): 1},
+    )
+    plan = replace(
+        _with_fleet(
+            base,
+            [
+                FleetRow("H100", 1, 4, 4, 0, 0.0, 0.0, 1.0, servers=1),
+                FleetRow("H100", 2, 0, 3, 0, 0.0, 0.0, 1.0, sold=1, servers=1),
+                FleetRow("H100", 4, 0, 2, 0, 0.0, 0.0, 1.0, sold=1, servers=1),
+                FleetRow("L40S", 3, 0, 0, 0, 100.0, 0.0, None),
+            ],
+        ),
+        decisions=decisions,
+    )
+    assert recommendation(plan) == (
+        "Buy 4 H100 in month 1; sell 1 H100 in month 2 and 1 in month 4; "
+        "buy 1 server for H100 in month 1; rent the rest (100 GPU-hours of L40S on demand)."
+    )
+    more = replace(
+        plan,
+        decisions=replace(
+            decisions,
+            sales={("H100|buy|1", 2): 2, ("H100|buy|1", 3): 1, ("H100|buy|1", 5): 1},
+            server_purchases={("H100", 1): 2, ("H100", 3): 1},
+            server_sales={("H100", 5): 1},
+        ),
+    )
+    assert recommendation(more) == (
+        "Buy 4 H100 in month 1; sell 2 H100 in month 2, 1 in month 3 and 1 in month 5; "
+        "buy 2 servers for H100 in month 1 and 1 in month 3; sell 1 server of H100 in month 5; "
+        "rent the rest (100 GPU-hours of L40S on demand)."
+    )
+
+
 def _cash(plan: Plan, per_month: list[dict[CostCategory, float]]) -> Plan:
     return replace(
         plan,

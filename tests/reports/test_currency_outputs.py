@@ -111,7 +111,7 @@ def test_compare_refuses_inputs_in_different_currencies(
     assert (captured.out, captured.err) == (
         "",
         "1 problem in the input:\n"
-        f"  - b.xlsx: usage: its money is in EUR but {usd} is in USD; compare needs one "
+        f"  - {eur}: usage: its money is in EUR but {usd} is in USD; compare needs one "
         "currency (gpumix converts nothing): set the same Assumptions currency in every "
         "workbook\n",
     )
