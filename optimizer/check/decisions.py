@@ -34,8 +34,9 @@ def key_violations(
     Purchases name buy offers, reservations reserved offers. A place is the
     house or a reserved, on-demand or spot offer of the item's own type (never
     a buy offer), usable from the offer's ``available_from``. Replicas: realtime
-    workloads, never on spot, at an allowed serving width of the pair, inside
-    the window. Work: training and batch workloads on allowed pairs inside the
+    workloads, never on spot, at an allowed serving width of the pair that
+    divides ``max_per_node`` (so the replicas pack into servers), inside the
+    window. Work: training and batch workloads on allowed pairs inside the
     window; on spot only when interruptible. Slots: finite places only, width
     ≥ 1. Picks: one-off training jobs. Because excluded types, ``allow_buy`` and
     ``allow_rent`` remove offers from the scenario, this is also where those
@@ -44,6 +45,7 @@ def key_violations(
     found: list[str] = []
     offers = offers_by_id(scenario)
     gpus = {g.name for g in scenario.gpus}
+    servers = {g.name: g.max_per_node for g in scenario.gpus}
     workloads = {w.name: w for w in scenario.workloads}
     pairs = {(e.workload, e.gpu): e for e in estimates}
     months = scenario.months
@@ -133,6 +135,13 @@ def key_violations(
             found.append(
                 f"replicas: {where}: width {width} is not an allowed serving width of the pair "
                 f"({', '.join(map(str, allowed)) or 'none'})"
+            )
+        per_node = servers.get(gpu)
+        if per_node is not None and (width < 1 or per_node % width):
+            # model v2 §B: widths divide max_per_node, so a place's replicas pack into servers.
+            found.append(
+                f"replicas: {where}: width {width} does not divide max_per_node {per_node} "
+                f"of {gpu}; its replicas cannot pack into {gpu}'s servers"
             )
 
     for (name, gpu, place, month), hours in sorted(decisions.work.items()):

@@ -93,6 +93,13 @@ def _estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEsti
             k = gpus_for_memory(_known(memory), gpu, a)
         if workload.kind.is_inference and k > gpu.max_per_node:
             raise _NotAllowed(_server_reason(memory, k, gpu, a, measured=measured_k is not None))
+        if workload.kind is Kind.REALTIME_INFERENCE and gpu.max_per_node % k:
+            # model v2 §B, §D: a serving width divides the server (the reader refuses
+            # such a Throughput row; a scenario built in code meets this instead).
+            raise _NotAllowed(
+                f"the measured replica of {k} GPUs does not divide one server of "
+                f"{gpu.max_per_node} × {gpu.name}, so its replicas would not pack into servers"
+            )
         if workload.kind is Kind.REALTIME_INFERENCE:
             return _realtime(workload, gpu, k, memory, speed, measured_k is not None, a, source)
         hours = speed

@@ -198,7 +198,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     )
     workloads_known = _checkable(workload_names, workload_table, "workload")
     measurements, measurement_rows = _measurements(
-        file, throughput_table, workloads, workloads_known, gpus_known, problems
+        file, throughput_table, workloads, workloads_known, gpus_known, problems, gpus
     )
     demand = _demand(file, demand_table, workloads, workload_names, problems)
     scenarios, scenario_names = _scenarios(

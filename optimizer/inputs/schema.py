@@ -454,7 +454,7 @@ THROUGHPUT = Sheet(
         Column(
             "gpus_per_replica",
             ColumnType.INTEGER,
-            "GPUs one replica (or the job's model copy) needs; blank = the memory estimate.",
+            "GPUs one replica (or the job's model copy) needs; blank = the memory estimate. realtime_inference: a divisor of the type's max_per_node (a replica runs in one server).",
             unit="GPUs",
             minimum=1,
         ),

@@ -190,8 +190,10 @@ def _measurements(
     workload_names: Names,
     gpu_names: Names,
     problems: list[Problem],
+    gpus: Sequence[Gpu] = (),
 ) -> tuple[tuple[Measurement, ...], dict[tuple[str, str], SheetRow]]:
     kinds = {w.name: w.kind for w in workloads}
+    servers = {gpu.name: gpu for gpu in gpus}
     measurements = []
     rows: dict[tuple[str, str], SheetRow] = {}
     for where, typed, found in _rows(file, table, THROUGHPUT):
@@ -238,11 +240,37 @@ def _measurements(
                     "blank (use gpu_hours)",
                 )
             )
+        gpu = servers.get(g) if g is not None else None
+        if kind is Kind.REALTIME_INFERENCE and gpu is not None:
+            bad.extend(_realtime_width_problems(where, typed.get("gpus_per_replica"), gpu))
         problems.extend(bad)
         m, _ = build_measurement(typed, where)
         if m is not None and not bad:
             measurements.append(m)
     return tuple(measurements), rows
+
+
+def _realtime_width_problems(where: SheetRow, width: object, gpu: Gpu) -> list[Problem]:
+    """A measured realtime width must divide ``max_per_node`` (model v2 §B, §D).
+
+    A serving replica runs in one server and its place's servers hold whole
+    replicas; a width that does not divide the server (3 of 8) leaves GPUs no
+    replica can use, and the plan's replicas would not pack.
+    """
+    per_node = gpu.max_per_node
+    if not isinstance(width, int) or width < 1 or per_node % width == 0:
+        return []
+    divisors = [str(d) for d in range(1, per_node + 1) if per_node % d == 0]
+    listed = divisors[0] if len(divisors) == 1 else ", ".join(divisors[:-1]) + " or " + divisors[-1]
+    return [
+        where.at(
+            "gpus_per_replica",
+            f"a realtime_inference replica runs in one server and the servers of a place hold "
+            f"whole replicas, so its width must divide max_per_node {per_node} of {gpu.name!r}",
+            width,
+            listed,
+        )
+    ]
 
 
 def _tdp_needed(

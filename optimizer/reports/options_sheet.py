@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from optimizer.check.demand import gang_of
 from optimizer.domain import Kind, Offer, OfferOption, Scenario
-from optimizer.reports.result_shared import width_allowed
+from optimizer.estimate.gangs import whole_ceiling
+from optimizer.reports.result_shared import OPTION_GPU_HOURS, option_gpu_hours, width_allowed
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, finite_or_none
 from optimizer.results import PairEstimate, Plan
 
@@ -26,11 +28,17 @@ class _UnitCost:
     unit: str
 
 
-def cheapest_hourly_offer(scenario: Scenario, gpu: str, spot_ok: bool) -> Offer | None:
-    """The lowest-priced on-demand or reserved offer (spot too when the work may be interrupted).
+def cheapest_hourly_offer(
+    scenario: Scenario, gpu: str, spot_ok: bool, gang_width: int = 1
+) -> Offer | None:
+    """The on-demand or reserved offer (spot too when the work may be interrupted)
+    that can hold ``gang_width`` GPUs at once and costs least per useful hour.
 
-    Only offers the plan could take: available within the horizon, and a
-    reservation whose whole term fits in it (model.md, Reservations).
+    Only offers the plan could take: available within the horizon, a reservation
+    whose whole term fits in it (model.md, Reservations), and, as a gang runs
+    wholly in one place (model v2 §A, §C), an uncapped offer or one whose
+    ``max_units`` reaches the gang (a realtime replica: its width). A paid spot
+    hour yields :func:`spot_hour_yield` useful hours.
     """
     allowed = {OfferOption.ON_DEMAND, OfferOption.RESERVED} | (
         {OfferOption.SPOT} if spot_ok else set()
@@ -39,9 +47,24 @@ def cheapest_hourly_offer(scenario: Scenario, gpu: str, spot_ok: bool) -> Offer 
     offers = [
         o
         for o in scenario.offers
-        if o.gpu == gpu and o.option in allowed and o.available_from + (o.term_months or 1) - 1 <= T
+        if o.gpu == gpu
+        and o.option in allowed
+        and o.available_from + (o.term_months or 1) - 1 <= T
+        and (o.max_units is None or o.max_units >= gang_width)
     ]
-    return min(offers, key=lambda o: o.price, default=None)
+    spot = spot_hour_yield(scenario, gpu, gang_width)[0]
+    return min(
+        offers,
+        key=lambda o: o.price / (spot if o.option is OfferOption.SPOT else 1.0),
+        default=None,
+    )
+
+
+def spot_hour_yield(scenario: Scenario, gpu: str, gang_width: int) -> tuple[float, int]:
+    """Useful hours a paid spot hour of a gang yields, and the servers it spans:
+    ``spot_efficiency ^ ceil(gang_width / max_per_node)`` (model v2 §C)."""
+    servers = whole_ceiling(gang_width / scenario.gpu(gpu).max_per_node)
+    return scenario.assumptions.spot_efficiency**servers, servers
 
 
 def _offer_label(offer: Offer) -> str:
@@ -53,26 +76,28 @@ def _offer_label(offer: Offer) -> str:
 def _unit_cost(
     plan: Plan,
     row: int,
-    workload: str,
-    gpu: str,
+    pair: PairEstimate,
     gph: float | None,
     tps: float | None,
     k: int | None,
 ) -> _UnitCost | None:
-    """Cost of one unit of work at the cheapest hourly offer, as a live formula on this row."""
+    """Cost of one unit of work at the cheapest hourly offer that can hold the gang (a
+    realtime replica), as a live formula on this row.
+
+    ``gph`` is the row's GPU-hours (a month's for batch and recurring runs); a
+    paid spot hour yields ``spot_efficiency ^ ceil(gang width / max_per_node)``
+    hours of work (model v2 §C).
+    """
     currency = plan.currency
-    w = next((w for w in plan.scenario.workloads if w.name == workload), None)
+    w = next((w for w in plan.scenario.workloads if w.name == pair.workload), None)
     if w is None:
         return None
-    spot_ok = w.interruptible and w.kind is not Kind.REALTIME_INFERENCE
-    offer = cheapest_hourly_offer(plan.scenario, gpu, spot_ok)
-    if offer is None:
-        return None
     price_cell = a1(row, 10)
-    # A paid spot hour yields spot_efficiency hours of work.
-    eff = plan.scenario.assumptions.spot_efficiency if offer.option is OfferOption.SPOT else 1.0
     if w.kind is Kind.REALTIME_INFERENCE:
         if not tps or not k or finite_or_none(tps) is None:
+            return None
+        offer = cheapest_hourly_offer(plan.scenario, pair.gpu, False, k)
+        if offer is None:
             return None
         return _UnitCost(
             offer,
@@ -80,12 +105,21 @@ def _unit_cost(
             k * offer.price / (tps * 3600) * 1e6,
             f"{currency} per million tokens",
         )
-    if gph is None or finite_or_none(gph) is None:
+    gang = gang_of(w, pair)
+    if gph is None or finite_or_none(gph) is None or gang is None:
         return None
-    unit = f"{currency} per month" if w.kind is Kind.BATCH_INFERENCE else f"{currency} per job"
-    if eff != 1.0:
+    offer = cheapest_hourly_offer(plan.scenario, pair.gpu, w.interruptible, gang.width)
+    if offer is None:
+        return None
+    unit = f"{currency} per job" if w.one_off_training else f"{currency} per month"
+    if offer.option is OfferOption.SPOT:
+        eff = plan.scenario.assumptions.spot_efficiency
+        useful, servers = spot_hour_yield(plan.scenario, pair.gpu, gang.width)
         return _UnitCost(
-            offer, f"={a1(row, 6)}/{eff!r}*{price_cell}", gph / eff * offer.price, unit
+            offer,
+            f"={a1(row, 6)}/{eff!r}^{servers}*{price_cell}",
+            gph / useful * offer.price,
+            unit,
         )
     return _UnitCost(offer, f"={a1(row, 6)}*{price_cell}", gph * offer.price, unit)
 
@@ -159,7 +193,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "Why not",
             "Memory need (GB)",
             "GPUs per replica (realtime: the serving width)",
-            "GPU-hours (training: job; batch: per month)",
+            OPTION_GPU_HOURS,
             "Tokens/s per replica",
             "Batch-1 latency (ms per token)",
             "Source",
@@ -193,20 +227,13 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
         sheet.text(r, 3, line.reason, Style.WRAP)
         sheet.number(r, 4, o.memory_gb, Style.NUMBER)
         sheet.number(r, 5, line.gpus_per_replica, Style.INTEGER)
-        sheet.number(r, 6, o.gpu_hours, Style.HOURS)
+        hours = option_gpu_hours(plan.scenario, o)
+        sheet.number(r, 6, hours, Style.HOURS)
         sheet.number(r, 7, line.tokens_per_second, Style.NUMBER)
         sheet.number(r, 8, line.latency_ms, Style.NUMBER)
         sheet.text(r, 9, o.source.value)
         unit_cost = (
-            _unit_cost(
-                plan,
-                r,
-                o.workload,
-                o.gpu,
-                o.gpu_hours,
-                line.tokens_per_second,
-                line.gpus_per_replica,
-            )
+            _unit_cost(plan, r, o, hours, line.tokens_per_second, line.gpus_per_replica)
             if line.allowed
             else None
         )
@@ -222,10 +249,14 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
     for i, note in enumerate(
         (
             "Cost per unit of work = GPU-hours (realtime: GPUs per replica ÷ tokens/s) × the "
-            "cheapest hourly price.",
-            "A reserved price assumes its whole term is used; a spot hour yields "
-            "spot_efficiency hours of work. ✔ = the plan runs the workload on that GPU "
-            "(realtime: at that serving width).",
+            "hourly price of the offer, among those that can hold the gang at once (a realtime "
+            "replica: its GPUs; a capped offer holds up to its max_units), that costs least "
+            "per useful hour. GPU-hours: a "
+            "one-off training job's whole job, a month's work (runs_per_month runs) for batch "
+            "and recurring runs, at the base month's demand.",
+            "A reserved price assumes its whole term is used; a paid spot hour yields "
+            "spot_efficiency ^ ceil(gang GPUs ÷ max_per_node) hours of work. ✔ = the plan runs "
+            "the workload on that GPU (realtime: at that serving width).",
             "Realtime: one row per serving width (GPUs per replica) looked at, each with its "
             "own capacity and latency; a width is out when it misses the latency target, "
             "cannot hold the model, or serves no more than narrower replicas on as many GPUs.",

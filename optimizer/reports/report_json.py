@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import math
 
-from optimizer.domain import CostCategory
-from optimizer.reports.result_shared import width_allowed
+from optimizer.domain import CostCategory, Scenario
+from optimizer.reports.result_shared import option_gpu_hours, width_allowed
 from optimizer.results import (
     AssignmentRow,
     FleetRow,
@@ -78,8 +78,11 @@ def _place_row(row: PlaceRow) -> dict[str, object]:
     }
 
 
-def _option_rows(row: PairEstimate) -> list[dict[str, object]]:
-    """One row per serving width of a realtime pair that has widths, else one row for the pair."""
+def _option_rows(row: PairEstimate, scenario: Scenario) -> list[dict[str, object]]:
+    """One row per serving width of a realtime pair that has widths, else one row for the pair.
+
+    ``gpu_hours``: training, the whole job; batch and recurring runs, per month.
+    """
     base: dict[str, object] = {
         "workload": row.workload,
         "gpu": row.gpu,
@@ -87,7 +90,7 @@ def _option_rows(row: PairEstimate) -> list[dict[str, object]]:
         "reason": row.reason,
         "memory_gb": _number(row.memory_gb),
         "gpus_per_replica": row.gpus_per_replica,
-        "gpu_hours": _number(row.gpu_hours),
+        "gpu_hours": _number(option_gpu_hours(scenario, row)),
         "tokens_per_second_per_replica": _number(row.tokens_per_second_per_replica),
         "latency_ms": _number(row.latency_ms),
         "source": row.source.value,
@@ -135,7 +138,7 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
         "fleet": [_fleet_row(r) for r in plan.fleet],
         "places": [_place_row(r) for r in plan.places],
         "assignments": [_assignment_row(r) for r in plan.assignments],
-        "options": [row for r in plan.options for row in _option_rows(r)],
+        "options": [row for r in plan.options for row in _option_rows(r, plan.scenario)],
         "diagnostics": list(plan.diagnostics),
         "shadow_prices": [
             {

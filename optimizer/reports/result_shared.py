@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from optimizer.domain import CostCategory
+from optimizer.domain import CostCategory, Scenario
 from optimizer.reports.sheet_grid import SheetModel, Style
 from optimizer.results import PairEstimate, Plan, ServingWidth
 
@@ -60,6 +60,27 @@ def used_gpu_names(plans: Iterable[Plan]) -> list[str]:
             if busy and row.gpu not in names:
                 names.append(row.gpu)
     return names
+
+
+# The Options sheet's header and the JSON's meaning of an options row's ``gpu_hours``.
+OPTION_GPU_HOURS = (
+    "GPU-hours (training: whole job; recurring and batch: per month, at the base month)"
+)
+
+
+def option_gpu_hours(scenario: Scenario, pair: PairEstimate) -> float | None:
+    """An options row's GPU-hours (workbook.md ``options``): a one-off training job's
+    whole job, a month's work for batch and recurring runs.
+
+    A pair's estimate is one run where ``runs_per_month`` is given; the month does
+    ``runs_per_month`` of them. With growth or sheet Demand the month is the base
+    month (the workload's ``tokens``), as the estimate is.
+    """
+    hours = pair.gpu_hours
+    w = next((w for w in scenario.workloads if w.name == pair.workload), None)
+    if hours is None or w is None or w.runs_per_month is None:
+        return hours
+    return hours * w.runs_per_month
 
 
 def width_allowed(pair: PairEstimate, width: ServingWidth) -> tuple[bool, str]:

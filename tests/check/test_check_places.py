@@ -410,3 +410,23 @@ def test_a_one_off_job_split_across_two_types_is_rejected() -> None:
 )
 def test_slots_only_in_finite_places(slot: tuple[str, str, int, int], fragment: str) -> None:
     only("slots", violations_of(places_scenario(), changed(slots={slot: 1}), ESTIMATES), fragment)
+
+
+def test_a_replica_width_that_does_not_divide_max_per_node_is_rejected() -> None:
+    # A pair estimate that allows width 3 (as a measured gpus_per_replica once did):
+    # month 2's two width-2 house replicas become one of width 3 and one of width 1 —
+    # 4 GPUs pinned as before, 1,300 tokens/s — but three-GPU replicas do not pack into
+    # 8-GPU servers (two servers hold four of them, not five).
+    widths = (*CHAT_WIDTHS, width(3, 1000.0))
+    estimates = [pair("chat", "H100", k=1, tps=300.0, widths=widths), *ESTIMATES[1:]]
+    assert violations_of(places_scenario(), PLAN, estimates) == []
+    change = {
+        ("chat", "H100", HOUSE, 2, 2): None,
+        ("chat", "H100", HOUSE, 3, 2): 1,
+        ("chat", "H100", HOUSE, 1, 2): 1,
+    }
+    violations = violations_of(places_scenario(), changed(replicas=change), estimates)
+    assert violations == [
+        "replicas: 1 replicas of chat on H100 in house month 2: width 3 does not divide "
+        "max_per_node 8 of H100; its replicas cannot pack into H100's servers"
+    ]

@@ -466,10 +466,12 @@ def test_estimate_pairs_covers_every_workload_and_gpu_in_order() -> None:
 
 def test_multi_gpu_realtime_replica_reads_in_parallel_and_pays_all_reduces() -> None:
     # 70B bf16, 80 layers: 140 GB + 327,680 × 1,152 B (0.3775 GB) = 140.38 GB → ceil(140.38 /
-    # 72) = 2 H100, a measured width of 3 is taken as it is; step(1) = (140e9 + 327,680 × 1,088)
-    # / (3 × 2,345e9) = 19.9512 ms + 2 × 80 × 25 µs = 4 ms: 23.9512 ms (no s(k) on serving).
+    # 72) = 2 H100, a measured width of 3 (on 6-GPU servers, which it divides) is taken as it
+    # is; step(1) = (140e9 + 327,680 × 1,088) / (3 × 2,345e9) = 19.9512 ms + 2 × 80 × 25 µs
+    # = 4 ms: 23.9512 ms (no s(k) on serving).
     chat = _chat(params_b=70, layers=80, hidden_size=8192, heads=64)
-    est = _one(chat, H100, [measured("chat", "H100", gpus_per_replica=3)])
+    six = gpu("H100", max_per_node=6)
+    est = _one(chat, six, [measured("chat", "H100", gpus_per_replica=3)])
     assert est.gpus_per_replica == 3
     expected_ms = (140e9 + 327_680 * 1088) / (3 * BW_H100) * 1000 + 4.0
     assert est.latency_ms == pytest.approx(expected_ms)

@@ -229,6 +229,21 @@ def test_measured_capacity_alone_was_taken_at_the_narrowest_width() -> None:
     assert _figures(small) == [(1, True, 3e3, None)]
 
 
+def test_a_measured_width_that_does_not_divide_the_server_is_ruled_out() -> None:
+    # Three-GPU replicas do not pack into 8-GPU servers (model v2 §B); the reader
+    # refuses such a Throughput row, a scenario built in code is ruled out here.
+    est = _one(
+        _chat(8, 50),
+        H100,
+        [measured("chat", "H100", gpus_per_replica=3, tokens_per_second_per_replica=1000.0)],
+    )
+    assert not est.allowed
+    assert est.reason == (
+        "the measured replica of 3 GPUs does not divide one server of 8 × H100, "
+        "so its replicas would not pack into servers"
+    )
+
+
 def test_a_wider_width_is_left_out_only_when_narrower_replicas_serve_as_much() -> None:
     # 1B on H100, no target: 1 × H100 holds 981 sequences (15,715 tokens/s); 2 × H100 1,991
     # but pays 2 × 16 × 25 µs of all-reduces a step: 31,253 ≤ 2 × 15,715; 4 and 8 × H100

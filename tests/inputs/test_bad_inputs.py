@@ -193,6 +193,20 @@ CASES: list[tuple[str, list[Edit], list[str]]] = [
         ["sheet Throughput", "cell E2", "is for realtime_inference workloads"],
     ),
     (
+        "measured realtime width that does not divide max_per_node",
+        [("Throughput", 3, "gpus_per_replica", 3)],
+        [
+            "sheet Throughput, cell C3, column gpus_per_replica: a realtime_inference replica "
+            "runs in one server and the servers of a place hold whole replicas, so its width "
+            "must divide max_per_node 8 of 'L40S' (found 3); expected 1, 2, 4 or 8"
+        ],
+    ),
+    (
+        "measured realtime width wider than a server",
+        [("Throughput", 3, "gpus_per_replica", 16)],
+        ["sheet Throughput", "cell C3", "must divide max_per_node 8 of 'L40S'", "(found 16)"],
+    ),
+    (
         "unknown assumption key",
         [("Assumptions", 2, "key", "electricity_per_kWh_usd")],
         [
@@ -1309,3 +1323,44 @@ def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
         "  - input.xlsx, sheet Prices, cell A3, column gpu: is blank (cells A2:A3 are merged: "
         "only A2 holds a value; unmerge them and fill each row); expected text\n"
     )
+def test_a_measured_training_width_need_not_divide_max_per_node(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A gang may span servers: only a serving replica must pack into one.
+    sheets = _apply([("Throughput", 2, "gpus_per_replica", 3)])
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    capsys.readouterr()
+
+
+def test_three_gpu_replicas_on_eight_gpu_servers_are_refused_before_the_solve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The audit's case: 5 three-GPU replicas were placed on two 8-GPU servers (4 fit)."""
+    sheets: Sheets = {
+        "GPUs": [
+            ["gpu", "vram_gb", "fp16_tflops", "memory_bandwidth_gbs", "tdp_w", "max_per_node"],
+            ["G8", 80, 989, 3350, 700, 8],
+        ],
+        "Prices": [["gpu", "option", "price", "node_price"], ["G8", "buy", 25000, 1000]],
+        "Workloads": [
+            ["workload", "kind", "params_b", "tokens_per_second", "latency_ms", "min_replicas"],
+            ["m3", "realtime_inference", 8, 4000, 50, 5],
+        ],
+        "Throughput": [
+            ["workload", "gpu", "gpus_per_replica", "tokens_per_second_per_replica"],
+            ["m3", "G8", 3, 1000],
+        ],
+    }
+    path = write_sheets(tmp_path / "input.xlsx", sheets)
+    before = sha256(path)
+    code = main(["solve", str(path), "--output", str(tmp_path / "plan.xlsx")])
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert code == 2, err
+    assert sha256(path) == before
+    assert not (tmp_path / "plan.xlsx").exists()
+    assert (
+        "sheet Throughput, cell C2, column gpus_per_replica: a realtime_inference replica runs "
+        "in one server and the servers of a place hold whole replicas, so its width must divide "
+        "max_per_node 8 of 'G8' (found 3); expected 1, 2, 4 or 8"
+    ) in err

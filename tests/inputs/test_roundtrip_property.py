@@ -128,7 +128,16 @@ def _measurements(draw: st.DrawFn, workloads: list[Workload], gpus: list[Gpu]) -
         Measurement(
             workload=w.name,
             gpu=g.name,
-            gpus_per_replica=draw(_optional(st.integers(1, 64))),
+            # A realtime replica's width divides max_per_node (model v2 §B, §D).
+            gpus_per_replica=draw(
+                _optional(
+                    st.sampled_from(
+                        [d for d in range(1, g.max_per_node + 1) if g.max_per_node % d == 0]
+                    )
+                    if w.kind is Kind.REALTIME_INFERENCE
+                    else st.integers(1, 64)
+                )
+            ),
             gpu_hours=None if w.kind is Kind.REALTIME_INFERENCE else draw(_optional(_POSITIVE)),
             tokens_per_second_per_replica=draw(_optional(_POSITIVE))
             if w.kind is Kind.REALTIME_INFERENCE
