@@ -79,6 +79,7 @@ from optimizer.model.families.realtime_demand import define_realtime_demand_cons
 from optimizer.model.families.recurring_demand import define_recurring_demand_constraints
 from optimizer.model.families.rental_hours import define_rental_hours_constraints
 from optimizer.model.families.servers import define_servers_constraints
+from optimizer.model.families.serving_hull import define_serving_hull_constraints
 from optimizer.model.families.slot_hours import define_slot_hours_constraints
 from optimizer.model.families.stock import define_stock_constraints
 from optimizer.model.families.training_demand import define_training_demand_constraints
@@ -94,6 +95,7 @@ FAMILIES: tuple[str, ...] = (
     "training_demand",
     "recurring_demand",
     "realtime_demand",
+    "serving_hull",
     "place_capacity",
     "slot_hours",
     "free_hours",
@@ -104,6 +106,9 @@ FAMILIES: tuple[str, ...] = (
     "budgets",
     "power",
 )
+
+# Whether build_model adds the serving pattern hull by default (docs/performance.md).
+SERVING_HULL = True
 
 
 class BuildTimeLimit(Exception):
@@ -146,6 +151,7 @@ def build_model(
     deadline: float | None = None,
     dominated: frozenset[str] | None = None,
     bound_levels_by_use: bool = True,
+    serving_hull: bool = SERVING_HULL,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -160,7 +166,8 @@ def build_model(
     False leaves the stock levels bounded by ``max_units`` only: the futures
     solve needs it (the most GPUs one future can use does not bound a level
     shared with futures that use more), and the alternatives run faster
-    without the bounds.
+    without the bounds. ``serving_hull`` adds the ``serving_hull`` family
+    (default :data:`SERVING_HULL`).
     """
     T = scenario.horizon_months
     workloads = {w.name: w for w in scenario.workloads}
@@ -208,6 +215,7 @@ def build_model(
         ("training_demand", define_training_demand_constraints),
         ("recurring_demand", define_recurring_demand_constraints),
         ("realtime_demand", define_realtime_demand_constraints),
+        ("serving_hull", define_serving_hull_constraints if serving_hull else lambda b: None),
         ("place_capacity", define_place_capacity_constraints),
         ("slot_hours", define_slot_hours_constraints),
         ("free_hours", define_free_hours_constraints),
