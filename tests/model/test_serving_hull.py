@@ -12,7 +12,11 @@ import pytest
 
 from optimizer.model.build import build_model
 from optimizer.model.families import serving_hull
-from optimizer.model.families.serving_hull import extreme_covers, minimal_covers
+from optimizer.model.families.serving_hull import (
+    extreme_covers,
+    minimal_covers,
+    rows_are_the_hull,
+)
 from tests.model.test_model import tiny
 
 
@@ -82,3 +86,13 @@ def test_the_tiny_model_has_the_hull_and_the_cap_or_the_switch_leaves_it_out(
         assert not build_model(s, estimates).family_rows.get("serving_hull")
     finally:
         minimal_covers.cache_clear()
+
+
+def test_no_hull_where_the_rows_already_have_only_whole_vertices() -> None:
+    # 10 R1 + 5 R2 >= 20, R1 + R2 >= 3: vertices (3, 0), (0, 4), (1, 2), all whole.
+    assert rows_are_the_hull((10.0, 5.0), 20.0, 3)
+    # 10 R1 + 7 R2 + 3 R3 >= 20, sum >= 2: (0, 20/7, 0) is a vertex.
+    assert not rows_are_the_hull((10.0, 7.0, 3.0), 20.0, 2)
+    # ... and brute force agrees: the hull's vertices are then the LP's.
+    covers = minimal_covers((10.0, 5.0), 20.0, 3, 100)
+    assert covers is not None and extreme_covers(covers) == ((3, 0), (1, 2), (0, 4))

@@ -35,6 +35,27 @@ def _first_covering(c: float, capacity: float, count: int, target: float, fewest
     return n
 
 
+def rows_are_the_hull(caps: tuple[float, ...], need: float, fewest: int) -> bool:
+    """Whether ``{R >= 0: sum caps * R >= need, sum R >= fewest}`` has only whole vertices.
+
+    Then the ``realtime_demand`` rows alone are the hull and one more adds
+    nothing. Its vertices lie on one axis (``max(need / c, fewest)``) or on two,
+    where both rows hold with equality.
+    """
+
+    def whole(x: float) -> bool:
+        return abs(x - round(x)) <= 1e-9 * max(1.0, abs(x))
+
+    if not all(whole(max(need / c, fewest)) for c in caps):
+        return False
+    for a, ca in enumerate(caps):
+        for cb in caps[a + 1 :]:
+            x = (need - cb * fewest) / (ca - cb)
+            if 0 < x < fewest and not whole(x):
+                return False
+    return True
+
+
 @lru_cache(maxsize=4096)
 def minimal_covers(
     caps: tuple[float, ...], need: float, fewest: int, limit: int = COVER_LIMIT
@@ -159,8 +180,9 @@ def define_serving_hull_constraints(built: BuiltModel) -> None:
     whole R in S is at or above one minimal cover, so no integer plan is lost;
     the relaxation can no longer pay for fractions of replicas that no whole
     plan could use. Months with the same ``D'`` and classes share one
-    enumeration (:func:`minimal_covers`, cached). Left out where a month has
-    one class (the ``realtime_demand`` rows are its hull already), more than
+    enumeration (:func:`minimal_covers`, cached). Left out where the
+    ``realtime_demand`` rows are the hull already (:func:`rows_are_the_hull`:
+    one class, or only whole vertices), more than
     :data:`COVER_LIMIT` covers, or in elastic models (the demand may be short).
     """
     if built.elastic:
@@ -170,7 +192,7 @@ def define_serving_hull_constraints(built: BuiltModel) -> None:
         for var, cap in reps:
             classes.setdefault(min(need, cap), []).append((var, 1.0))
         order = sorted(classes, reverse=True)
-        if len(order) < 2 or order[-1] <= 0:
+        if len(order) < 2 or order[-1] <= 0 or rows_are_the_hull(tuple(order), need, fewest):
             continue
         covers = minimal_covers(tuple(order), need, fewest, COVER_LIMIT)
         if covers is None:
