@@ -107,8 +107,9 @@ FAMILIES: tuple[str, ...] = (
     "power",
 )
 
-# Whether build_model adds the serving pattern hull by default (docs/performance.md).
-SERVING_HULL = True
+# Whether build_model adds the serving pattern hull by default. Off: exact and
+# a tighter relaxation, but measured mixed on HiGHS (docs/performance.md).
+SERVING_HULL = False
 
 
 class BuildTimeLimit(Exception):
@@ -151,7 +152,7 @@ def build_model(
     deadline: float | None = None,
     dominated: frozenset[str] | None = None,
     bound_levels_by_use: bool = True,
-    serving_hull: bool = SERVING_HULL,
+    serving_hull: bool | None = None,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -166,10 +167,11 @@ def build_model(
     False leaves the stock levels bounded by ``max_units`` only: the futures
     solve needs it (the most GPUs one future can use does not bound a level
     shared with futures that use more), and the alternatives run faster
-    without the bounds. ``serving_hull`` adds the ``serving_hull`` family
-    (default :data:`SERVING_HULL`).
+    without the bounds. ``serving_hull`` adds the ``serving_hull`` family;
+    None (the default) reads :data:`SERVING_HULL` at the call.
     """
     T = scenario.horizon_months
+    hull = SERVING_HULL if serving_hull is None else serving_hull
     workloads = {w.name: w for w in scenario.workloads}
     usable = {
         (e.workload, e.gpu): e
@@ -215,7 +217,7 @@ def build_model(
         ("training_demand", define_training_demand_constraints),
         ("recurring_demand", define_recurring_demand_constraints),
         ("realtime_demand", define_realtime_demand_constraints),
-        ("serving_hull", define_serving_hull_constraints if serving_hull else lambda b: None),
+        ("serving_hull", define_serving_hull_constraints if hull else lambda b: None),
         ("place_capacity", define_place_capacity_constraints),
         ("slot_hours", define_slot_hours_constraints),
         ("free_hours", define_free_hours_constraints),

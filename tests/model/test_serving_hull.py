@@ -71,19 +71,21 @@ def test_only_covers_below_no_mix_of_the_others_are_kept() -> None:
     assert extreme_covers(covers) == ((2, 0, 0), (0, 3, 0), (0, 2, 2), (0, 0, 7))
 
 
-def test_the_tiny_model_has_the_hull_and_the_cap_or_the_switch_leaves_it_out(
+def test_the_tiny_model_has_the_hull_and_the_cap_the_switch_or_elastic_leave_it_out(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     s, estimates = tiny()
-    built = build_model(s, estimates)
+    built = build_model(s, estimates, serving_hull=True)
     assert built.family_rows["serving_hull"]
     assert any(v.name.startswith("hull_") for v in built.problem.variables())
     assert not build_model(s, estimates, serving_hull=False).family_rows.get("serving_hull")
-    assert not build_model(s, estimates, elastic=("demand",)).family_rows.get("serving_hull")
+    assert not build_model(s, estimates).family_rows.get("serving_hull")  # off by default
+    elastic = build_model(s, estimates, elastic=("demand",), serving_hull=True)
+    assert not elastic.family_rows.get("serving_hull")
     monkeypatch.setattr(serving_hull, "COVER_LIMIT", 1)
     minimal_covers.cache_clear()
     try:
-        assert not build_model(s, estimates).family_rows.get("serving_hull")
+        assert not build_model(s, estimates, serving_hull=True).family_rows.get("serving_hull")
     finally:
         minimal_covers.cache_clear()
 
