@@ -22,6 +22,10 @@ Design (what makes it small and tight):
   coefficients capped at the demand, a fewest-replicas row, and a bound of
   the replicas one type would need alone (see
   :func:`define_realtime_demand_constraints`).
+* Optionally (``serving_hull=True``; off by default, as it measured mixed on
+  HiGHS: docs/performance.md), the convex hull of each serving month's whole
+  replica counts by capacity: a convex combination of its minimal covers
+  (:func:`define_serving_hull_constraints`). Exact, and a tighter relaxation.
 * The integers are stock levels, not month-by-month changes: ``owned[o,t]``
   (GPUs bought from offer ``o`` so far) and ``active[o,t]`` (reserved GPUs of
   ``o`` active in month ``t``). Purchases and reservation starts are
