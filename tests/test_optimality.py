@@ -88,7 +88,8 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from optimizer.domain import Assumptions, ExistingGpus, FleetKind, Scenario
+import optimizer.model.build
+from optimizer.domain import Assumptions, ExistingGpus, FleetKind, Kind, Scenario
 from optimizer.results import (
     HOUSE,
     Decisions,
@@ -720,6 +721,22 @@ def test_solver_total_equals_the_enumerated_minimum(case: Case, solver: str) -> 
         plan.decisions,
         best.decisions,
     )
+
+
+SERVING = [c for c in ALL if any(w.kind is Kind.REALTIME_INFERENCE for w in c.scenario.workloads)]
+
+
+@pytest.mark.parametrize("case", SERVING, ids=[c.name for c in SERVING])
+def test_the_serving_hull_loses_no_plan(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the serving pattern hull built (on by default or not), HiGHS finds the enumerated minimum."""
+    monkeypatch.setattr(optimizer.model.build, "SERVING_HULL", True)
+    plan = solve_scenario(case.scenario, replace(EXACT, solver="highs"), estimates=case.estimates)
+    best = enumerated(case.name)
+    if best is None:
+        assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
+        return
+    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
+    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT)
 
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)

@@ -22,6 +22,10 @@ Design (what makes it small and tight):
   coefficients capped at the demand, a fewest-replicas row, and a bound of
   the replicas one type would need alone (see
   :func:`define_realtime_demand_constraints`).
+* Optionally (``serving_hull=True``; off by default, as it measured mixed on
+  HiGHS: docs/performance.md), the convex hull of each serving month's whole
+  replica counts by capacity: a convex combination of its minimal covers
+  (:func:`define_serving_hull_constraints`). Exact, and a tighter relaxation.
 * The integers are stock levels, not month-by-month changes: ``owned[o,t]``
   (GPUs bought from offer ``o`` so far) and ``active[o,t]`` (reserved GPUs of
   ``o`` active in month ``t``). Purchases and reservation starts are
@@ -79,6 +83,7 @@ from optimizer.model.families.realtime_demand import define_realtime_demand_cons
 from optimizer.model.families.recurring_demand import define_recurring_demand_constraints
 from optimizer.model.families.rental_hours import define_rental_hours_constraints
 from optimizer.model.families.servers import define_servers_constraints
+from optimizer.model.families.serving_hull import define_serving_hull_constraints
 from optimizer.model.families.slot_hours import define_slot_hours_constraints
 from optimizer.model.families.stock import define_stock_constraints
 from optimizer.model.families.training_demand import define_training_demand_constraints
@@ -94,6 +99,7 @@ FAMILIES: tuple[str, ...] = (
     "training_demand",
     "recurring_demand",
     "realtime_demand",
+    "serving_hull",
     "place_capacity",
     "slot_hours",
     "free_hours",
@@ -104,6 +110,10 @@ FAMILIES: tuple[str, ...] = (
     "budgets",
     "power",
 )
+
+# Whether build_model adds the serving pattern hull by default. Off: exact and
+# a tighter relaxation, but measured mixed on HiGHS (docs/performance.md).
+SERVING_HULL = False
 
 
 class BuildTimeLimit(Exception):
@@ -146,6 +156,7 @@ def build_model(
     deadline: float | None = None,
     dominated: frozenset[str] | None = None,
     bound_levels_by_use: bool = True,
+    serving_hull: bool | None = None,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -160,9 +171,11 @@ def build_model(
     False leaves the stock levels bounded by ``max_units`` only: the futures
     solve needs it (the most GPUs one future can use does not bound a level
     shared with futures that use more), and the alternatives run faster
-    without the bounds.
+    without the bounds. ``serving_hull`` adds the ``serving_hull`` family;
+    None (the default) reads :data:`SERVING_HULL` at the call.
     """
     T = scenario.horizon_months
+    hull = SERVING_HULL if serving_hull is None else serving_hull
     workloads = {w.name: w for w in scenario.workloads}
     usable = {
         (e.workload, e.gpu): e
@@ -208,6 +221,7 @@ def build_model(
         ("training_demand", define_training_demand_constraints),
         ("recurring_demand", define_recurring_demand_constraints),
         ("realtime_demand", define_realtime_demand_constraints),
+        ("serving_hull", define_serving_hull_constraints if hull else lambda b: None),
         ("place_capacity", define_place_capacity_constraints),
         ("slot_hours", define_slot_hours_constraints),
         ("free_hours", define_free_hours_constraints),
