@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -32,6 +33,7 @@ from optimizer.solve.adapters import (
     SolverRun,
     _has_integers,
     _message,
+    _set_start,
     assign_highs_values,
     highs_outcome,
     highs_solver,
@@ -47,6 +49,7 @@ from optimizer.solve.scip import (
     scip_version,
     scip_watch,
 )
+from optimizer.solve.warm_start import maybe_warm_start
 
 HIGHS, SCIP = "HiGHS", "SCIP"
 
@@ -106,9 +109,18 @@ def proven(plan: float, bound: float, settings: SolverSettings) -> bool:
 
 
 def _run_race(
-    problem: pulp.LpProblem, settings: SolverSettings, started: float, deadline: float | None
+    problem: pulp.LpProblem,
+    settings: SolverSettings,
+    started: float,
+    deadline: float | None,
+    picks: Sequence[Sequence[str]] | None = None,
 ) -> SolverRun:
-    """HiGHS and SCIP side by side, one thread each; the better of both reported."""
+    """HiGHS and SCIP side by side, one thread each; the better of both reported.
+
+    On large models HiGHS's thread first finds a restricted warm start
+    (``picks``: each training job's pick variables; see
+    :mod:`optimizer.solve.warm_start`) while SCIP searches.
+    """
     import highspy
 
     race = _Race(settings)
@@ -149,6 +161,10 @@ def _run_race(
 
     def run_highs() -> None:
         try:
+            start = maybe_warm_start(problem, highs, one_thread, deadline, picks)
+            if start:
+                _set_start(problem, highs, start)
+                limit_from_now(deadline, highs=highs)
             highs.run()
             race.finished(highs_outcome(highs, integers).status)
         except Exception:

@@ -1,0 +1,261 @@
+"""A restricted warm start for large models: the LP's training picks, a short sub-MIP, a first plan.
+
+Takes the HiGHS model the full solve is about to run (copied, never changed)
+and the training jobs' ``pick[w,g]`` columns; hands on the values of every
+column of a plan of the full model, or None. Steps: solve the LP relaxation;
+fix each one-off training job's GPU type to the type the LP gives the
+largest share of its pick (bounds on a copy: that pick 1, the job's other
+picks 0); solve that restricted MIP briefly. Every plan of the restricted
+MIP is a plan of the full model (only bounds were tightened), so the full
+MIP may take it as a first plan; the reported plan, bound and gap are still
+the full MIP's own, and the checker path is unchanged.
+
+When it runs (:func:`warm_budget`): only on models with at least
+``WARM_MIN_INTEGERS`` integers (the bundled example's scenarios stay below
+it), for a share of the time limit, at most ``WARM_CAP_S`` seconds; the
+time it takes counts against the time limit. See docs/performance.md, "A
+restricted warm start for large scenarios".
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pulp
+
+from optimizer.currency import money_text
+from optimizer.model.built import BuiltModel
+from optimizer.results import SolverSettings
+
+WARM_MIN_INTEGERS = 6000  # the bundled example has 2,969; (10, 20, 36) 12-16k
+# Above: the LP relaxation alone outlasts the cap ((20, 50, 60): 100-112k
+# integers, its LP 47 s with dual simplex, 29 s with IPM and no crossover).
+WARM_MAX_INTEGERS = 50_000
+WARM_SHARE = 0.25  # of the time limit (building included)
+WARM_CAP_S = 15.0  # at most, with or without a time limit
+WARM_RESERVE_S = 5.0  # the full MIP keeps at least this much of the limit
+FIX_INTEGRAL = True  # also fix the integer columns the restricted LP leaves integral
+
+
+def pick_groups(built: BuiltModel) -> tuple[tuple[str, ...], ...]:
+    """Names of each one-off training job's ``pick`` variables, jobs with two types or more."""
+    jobs: dict[str, list[str]] = {}
+    for (workload, _gpu), var in built.pick.items():
+        jobs.setdefault(workload, []).append(var.name)
+    return tuple(tuple(names) for names in jobs.values() if len(names) >= 2)
+
+
+def warm_budget(time_limit: float | None, left: float | None, integers: int) -> float | None:
+    """Seconds the warm start may take, or None for no warm start.
+
+    ``time_limit`` is the user's limit and ``left`` what remains of it now
+    (None: no limit). A warm start runs only under a time limit, on models
+    with ``WARM_MIN_INTEGERS`` to ``WARM_MAX_INTEGERS`` integers; it takes
+    ``WARM_SHARE`` of the limit, at most ``WARM_CAP_S``, and always leaves
+    the full MIP ``WARM_RESERVE_S`` seconds and at least half of what is
+    left. Without a limit the run is to prove optimality, and a first plan
+    was not measured to shorten a proof: no warm start.
+    """
+    if time_limit is None or left is None:
+        return None
+    if not WARM_MIN_INTEGERS <= integers <= WARM_MAX_INTEGERS:
+        return None
+    budget = min(WARM_SHARE * time_limit, WARM_CAP_S, left / 2, left - WARM_RESERVE_S)
+    return budget if budget >= 1.0 else None
+
+
+def choose_picks(lp_values: Sequence[float], groups: Sequence[Sequence[int]]) -> list[int]:
+    """Per group of pick columns, the column with the LP's largest value (the first on a tie)."""
+    return [max(group, key=lambda col: (lp_values[col], -group.index(col))) for group in groups]
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """What a warm start gave: the plan's column values (None: no plan), its cost, time spent."""
+
+    values: list[float] | None
+    cost: float | None
+    seconds: float
+    why: str  # "restricted plan" or why there is none
+    lp_seconds: float = 0.0  # of which the LP relaxation
+
+
+def restricted_start(
+    highs: Any, groups: Sequence[Sequence[int]], deadline: float, threads: int | None = None
+) -> WarmStart:
+    """A plan of the model in ``highs`` with each job's pick fixed as its LP relaxation says.
+
+    ``highs`` is not changed: a copy of its model and options is solved.
+    ``deadline`` (a ``time.perf_counter()`` value) bounds both solves: as
+    HiGHS's time limit and through an interrupt callback, since HiGHS
+    checks its limit only between phases (a sub-MIP given 4.3 s ran 12.3 s).
+    With ``FIX_INTEGRAL`` the integer columns the LP leaves integral are
+    fixed as well (a much smaller sub-MIP).
+    """
+    import highspy
+
+    started = time.perf_counter()
+    lp_seconds = 0.0
+
+    def done(values: list[float] | None, cost: float | None, why: str) -> WarmStart:
+        return WarmStart(values, cost, time.perf_counter() - started, why, lp_seconds)
+
+    copy = highspy.Highs()
+    copy.passOptions(highs.getOptions())
+    copy.setOptionValue("output_flag", False)
+    if threads is not None:
+        copy.setOptionValue("threads", threads)
+    model = highs.getModel()
+    copy.passModel(model)
+    _stop_at(copy, deadline)
+    copy.setOptionValue("solve_relaxation", True)
+    copy.setOptionValue("time_limit", max(0.01, deadline - time.perf_counter()))
+    copy.run()
+    lp_seconds = time.perf_counter() - started
+    if copy.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return done(None, None, f"LP relaxation: {copy.modelStatusToString(copy.getModelStatus())}")
+    lp = list(copy.getSolution().col_value)
+    chosen = set(choose_picks(lp, groups))
+    picks = {col: 1.0 if col in chosen else 0.0 for group in groups for col in group}
+    _fix(copy, picks)
+    if FIX_INTEGRAL:
+        # The LP again with the picks fixed (a few dual simplex iterations);
+        # then fix every integer column it leaves integral.
+        copy.setOptionValue("time_limit", max(0.01, deadline - time.perf_counter()))
+        copy.run()
+        if copy.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            lp = list(copy.getSolution().col_value)
+            integer = highspy.HighsVarType.kInteger
+            _fix(
+                copy,
+                {
+                    col: float(round(lp[col]))
+                    for col, kind in enumerate(model.lp_.integrality_)
+                    if kind == integer
+                    and col not in picks
+                    and abs(lp[col] - round(lp[col])) <= 1e-9
+                },
+            )
+        lp_seconds = time.perf_counter() - started
+    copy.setOptionValue("solve_relaxation", False)
+    left = deadline - time.perf_counter()
+    if left <= 0.05:
+        return done(None, None, "no time left after the LP relaxation")
+    copy.setOptionValue("time_limit", left)
+    copy.run()
+    if FIX_INTEGRAL and copy.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
+        # The integral columns fixed too much: free them again (the picks stay).
+        free = [col for col in range(len(lp)) if col not in picks]
+        lower, upper = model.lp_.col_lower_, model.lp_.col_upper_
+        copy.changeColsBounds(
+            len(free), free, [lower[col] for col in free], [upper[col] for col in free]
+        )
+        left = deadline - time.perf_counter()
+        if left <= 0.05:
+            return done(None, None, "no time left after the restricted MIP")
+        copy.setOptionValue("time_limit", left)
+        copy.run()
+    info = copy.getInfo()
+    if int(info.primal_solution_status) != 2:  # kSolutionStatusFeasible
+        why = f"restricted MIP: {copy.modelStatusToString(copy.getModelStatus())}"
+        return done(None, None, why)
+    return done(
+        list(copy.getSolution().col_value), float(info.objective_function_value), "restricted plan"
+    )
+
+
+def _fix(highs: Any, values: dict[int, float]) -> None:
+    """Fix columns (by index) at values through their bounds."""
+    cols = list(values)
+    fixed = [values[col] for col in cols]
+    highs.changeColsBounds(len(cols), cols, fixed, fixed)
+
+
+def _stop_at(highs: Any, deadline: float) -> None:
+    """Interrupt ``highs`` (simplex, IPM or MIP search) once ``deadline`` has passed."""
+    import highspy
+
+    kinds = highspy.cb.HighsCallbackType
+
+    def callback(_kind: Any, _message: str, _out: Any, data_in: Any, _user: Any) -> None:
+        if time.perf_counter() >= deadline:
+            data_in.user_interrupt = True
+
+    highs.setCallback(callback, None)
+    for kind in (
+        kinds.kCallbackSimplexInterrupt,
+        kinds.kCallbackIpmInterrupt,
+        kinds.kCallbackMipInterrupt,
+    ):
+        highs.startCallback(kind)
+
+
+def warm_start_values(
+    problem: pulp.LpProblem,
+    highs: Any,
+    groups: Sequence[Sequence[str]],
+    deadline: float,
+    threads: int | None,
+) -> tuple[dict[str, float] | None, WarmStart | None]:
+    """:func:`restricted_start` by variable name (``var.index`` set by PuLP's build of ``highs``)."""
+    index = {v.name: v.index for v in problem.variables()}
+    cols = [[index[name] for name in group if name in index] for group in groups]
+    cols = [group for group in cols if len(group) >= 2]
+    if not cols:
+        return None, None
+    warm = restricted_start(highs, cols, deadline, threads)
+    if warm.values is None:
+        return None, warm
+    return {v.name: warm.values[v.index] for v in problem.variables()}, warm
+
+
+def maybe_warm_start(
+    problem: pulp.LpProblem,
+    highs: Any,
+    settings: SolverSettings,
+    deadline: float | None,
+    picks: Sequence[Sequence[str]] | None,
+) -> dict[str, float] | None:
+    """The warm start's first plan for the full MIP in ``highs`` by name, when one is due and found.
+
+    Called after the full model is handed to HiGHS and before its time limit
+    is set from what is left (``adapters.limit_from_now``), so the warm
+    start's seconds count against ``--time-limit``.
+    """
+    if not picks:
+        return None
+    integers = sum(1 for v in problem.variables() if v.cat == pulp.LpInteger)
+    left = None if deadline is None else deadline - time.perf_counter()
+    budget = warm_budget(settings.time_limit, left, integers)
+    if budget is None:
+        return None
+    start, warm = warm_start_values(
+        problem, highs, picks, time.perf_counter() + budget, settings.threads
+    )
+    if settings.progress and warm is not None:
+        found = "none" if warm.cost is None else money_text(warm.cost, settings.currency)
+        print(
+            f"gpumix: warm start ({warm.why}, {warm.seconds:.1f} s): first plan {found}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return start
+
+
+def warm_start(
+    built: BuiltModel, deadline: float, threads: int | None = None
+) -> dict[str, float] | None:
+    """A first plan for ``built`` by variable name, or None (builds its own HiGHS model; for tests)."""
+    import highspy
+
+    solver = pulp.HiGHS(msg=False, threads=threads)
+    solver.createAndConfigureSolver(built.problem)
+    solver.buildSolverModel(built.problem)
+    highs = built.problem.solverModel
+    assert isinstance(highs, highspy.Highs)
+    start, _warm = warm_start_values(built.problem, highs, pick_groups(built), deadline, threads)
+    return start
