@@ -5,15 +5,17 @@ and the training jobs' ``pick[w,g]`` columns; hands on the values of every
 column of a plan of the full model, or None. Steps: solve the LP relaxation;
 fix each one-off training job's GPU type to the type the LP gives the
 largest share of its pick (bounds on a copy: that pick 1, the job's other
-picks 0); solve that restricted MIP briefly. Every plan of the restricted
+picks 0); solve the LP again and fix the integer columns it leaves whole
+(those at 0, then, separately, the others); solve these restricted MIPs
+briefly. Every plan of a restricted
 MIP is a plan of the full model (only bounds were tightened), so the full
 MIP may take it as a first plan; the reported plan, bound and gap are still
 the full MIP's own, and the checker path is unchanged.
 
-When it runs (:func:`warm_budget`): only on models with at least
-``WARM_MIN_INTEGERS`` integers (the bundled example's scenarios stay below
-it), for a share of the time limit, at most ``WARM_CAP_S`` seconds; the
-time it takes counts against the time limit. See docs/performance.md, "A
+When it runs (:func:`warm_budget`): only under a time limit, on models with
+``WARM_MIN_INTEGERS`` to ``WARM_MAX_INTEGERS`` integers (the bundled
+example's scenarios stay below), for a share of the time limit, at most
+``WARM_CAP_S`` seconds; the time it takes counts against the time limit. See docs/performance.md, "A
 restricted warm start for large scenarios".
 """
 
@@ -36,9 +38,8 @@ WARM_MIN_INTEGERS = 6000  # the bundled example has 2,969; (10, 20, 36) 12-16k
 # integers, its LP 47 s with dual simplex, 29 s with IPM and no crossover).
 WARM_MAX_INTEGERS = 50_000
 WARM_SHARE = 0.25  # of the time limit (building included)
-WARM_CAP_S = 15.0  # at most, with or without a time limit
+WARM_CAP_S = 15.0  # at most
 WARM_RESERVE_S = 5.0  # the full MIP keeps at least this much of the limit
-FIX_INTEGRAL = True  # also fix the integer columns the restricted LP leaves integral
 
 
 def pick_groups(built: BuiltModel) -> tuple[tuple[str, ...], ...]:
@@ -90,20 +91,19 @@ def restricted_start(
     """A plan of the model in ``highs`` with each job's pick fixed as its LP relaxation says.
 
     ``highs`` is not changed: a copy of its model and options is solved.
-    ``deadline`` (a ``time.perf_counter()`` value) bounds both solves: as
-    HiGHS's time limit and through an interrupt callback, since HiGHS
+    Steps: the LP relaxation; each job's pick fixed (:func:`choose_picks`);
+    the LP again with the picks fixed (a few dual simplex iterations); then
+    two small sub-MIPs (each a relaxation-induced neighbourhood): first with
+    every integer column the restricted LP leaves at 0 fixed at 0 (quick:
+    under a second at (10, 20, 36)), then, with the time left, every integer
+    column it leaves at another whole value fixed there. The cheaper plan
+    wins. ``deadline`` (a ``time.perf_counter()`` value) bounds every solve,
+    as HiGHS's time limit and through an interrupt callback, since HiGHS
     checks its limit only between phases (a sub-MIP given 4.3 s ran 12.3 s).
-    With ``FIX_INTEGRAL`` the integer columns the LP leaves integral are
-    fixed as well (a much smaller sub-MIP).
     """
     import highspy
 
     started = time.perf_counter()
-    lp_seconds = 0.0
-
-    def done(values: list[float] | None, cost: float | None, why: str) -> WarmStart:
-        return WarmStart(values, cost, time.perf_counter() - started, why, lp_seconds)
-
     copy = highspy.Highs()
     copy.passOptions(highs.getOptions())
     copy.setOptionValue("output_flag", False)
@@ -113,58 +113,68 @@ def restricted_start(
     copy.passModel(model)
     _stop_at(copy, deadline)
     copy.setOptionValue("solve_relaxation", True)
-    copy.setOptionValue("time_limit", max(0.01, deadline - time.perf_counter()))
-    copy.run()
-    lp_seconds = time.perf_counter() - started
-    if copy.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return done(None, None, f"LP relaxation: {copy.modelStatusToString(copy.getModelStatus())}")
-    lp = list(copy.getSolution().col_value)
-    chosen = set(choose_picks(lp, groups))
+    if not _run_until(copy, deadline):
+        return _none(started, "LP relaxation", copy)
+    chosen = set(choose_picks(list(copy.getSolution().col_value), groups))
     picks = {col: 1.0 if col in chosen else 0.0 for group in groups for col in group}
     _fix(copy, picks)
-    if FIX_INTEGRAL:
-        # The LP again with the picks fixed (a few dual simplex iterations);
-        # then fix every integer column it leaves integral.
-        copy.setOptionValue("time_limit", max(0.01, deadline - time.perf_counter()))
-        copy.run()
-        if copy.getModelStatus() == highspy.HighsModelStatus.kOptimal:
-            lp = list(copy.getSolution().col_value)
-            integer = highspy.HighsVarType.kInteger
-            _fix(
-                copy,
-                {
-                    col: float(round(lp[col]))
-                    for col, kind in enumerate(model.lp_.integrality_)
-                    if kind == integer
-                    and col not in picks
-                    and abs(lp[col] - round(lp[col])) <= 1e-9
-                },
-            )
-        lp_seconds = time.perf_counter() - started
+    if not _run_until(copy, deadline):
+        return _none(started, "LP relaxation with the picks fixed", copy)
+    lp = list(copy.getSolution().col_value)
+    lp_seconds = time.perf_counter() - started
+    integer = highspy.HighsVarType.kInteger
+    whole = {
+        col: float(round(lp[col]))
+        for col, kind in enumerate(model.lp_.integrality_)
+        if kind == integer and col not in picks and abs(lp[col] - round(lp[col])) <= 1e-9
+    }
     copy.setOptionValue("solve_relaxation", False)
-    left = deadline - time.perf_counter()
+    best: tuple[float, list[float]] | None = None
+    why = "restricted MIP: no plan"
+    for at_zero in (True, False):
+        neighbourhood = {col: v for col, v in whole.items() if (v == 0.0) == at_zero}
+        _fix(copy, neighbourhood)
+        # The first sub-MIP may take half of what is left, the second the rest.
+        share = 0.5 if at_zero else 1.0
+        _run_until(copy, time.perf_counter() + share * (deadline - time.perf_counter()))
+        info = copy.getInfo()
+        if int(info.primal_solution_status) == 2:  # kSolutionStatusFeasible
+            cost = float(info.objective_function_value)
+            if best is None or cost < best[0]:
+                best = (cost, list(copy.getSolution().col_value))
+        else:
+            why = f"restricted MIP: {copy.modelStatusToString(copy.getModelStatus())}"
+        _free(copy, model, list(neighbourhood))
+        if time.perf_counter() >= deadline - 0.05:
+            break
+    seconds = time.perf_counter() - started
+    if best is None:
+        return WarmStart(None, None, seconds, why, lp_seconds)
+    return WarmStart(best[1], best[0], seconds, "restricted plan", lp_seconds)
+
+
+def _run_until(highs: Any, until: float) -> bool:
+    """Run ``highs`` with a time limit ending at ``until``; whether it proved its model optimal."""
+    import highspy
+
+    left = until - time.perf_counter()
     if left <= 0.05:
-        return done(None, None, "no time left after the LP relaxation")
-    copy.setOptionValue("time_limit", left)
-    copy.run()
-    if FIX_INTEGRAL and copy.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
-        # The integral columns fixed too much: free them again (the picks stay).
-        free = [col for col in range(len(lp)) if col not in picks]
-        lower, upper = model.lp_.col_lower_, model.lp_.col_upper_
-        copy.changeColsBounds(
-            len(free), free, [lower[col] for col in free], [upper[col] for col in free]
-        )
-        left = deadline - time.perf_counter()
-        if left <= 0.05:
-            return done(None, None, "no time left after the restricted MIP")
-        copy.setOptionValue("time_limit", left)
-        copy.run()
-    info = copy.getInfo()
-    if int(info.primal_solution_status) != 2:  # kSolutionStatusFeasible
-        why = f"restricted MIP: {copy.modelStatusToString(copy.getModelStatus())}"
-        return done(None, None, why)
-    return done(
-        list(copy.getSolution().col_value), float(info.objective_function_value), "restricted plan"
+        return False
+    highs.setOptionValue("time_limit", left)
+    highs.run()
+    return bool(highs.getModelStatus() == highspy.HighsModelStatus.kOptimal)
+
+
+def _none(started: float, step: str, highs: Any) -> WarmStart:
+    status = highs.modelStatusToString(highs.getModelStatus())
+    return WarmStart(None, None, time.perf_counter() - started, f"{step}: {status}")
+
+
+def _free(highs: Any, model: Any, cols: list[int]) -> None:
+    """Give columns (by index) their bounds in ``model`` again."""
+    lower, upper = model.lp_.col_lower_, model.lp_.col_upper_
+    highs.changeColsBounds(
+        len(cols), cols, [lower[col] for col in cols], [upper[col] for col in cols]
     )
 
 
