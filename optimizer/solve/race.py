@@ -27,6 +27,7 @@ from typing import Any
 import pulp
 
 from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve import warm_start
 from optimizer.solve.adapters import (
     PROOF_TOLERANCE_USD,
     HighsOutcome,
@@ -49,7 +50,6 @@ from optimizer.solve.scip import (
     scip_version,
     scip_watch,
 )
-from optimizer.solve.warm_start import maybe_warm_start
 
 HIGHS, SCIP = "HiGHS", "SCIP"
 
@@ -117,9 +117,10 @@ def _run_race(
 ) -> SolverRun:
     """HiGHS and SCIP side by side, one thread each; the better of both reported.
 
-    On large models HiGHS's thread first finds a restricted warm start
-    (``picks``: each training job's pick variables; see
-    :mod:`optimizer.solve.warm_start`) while SCIP searches.
+    With ``warm_start.WARM_IN_RACE`` (off: measured mixed), HiGHS's thread
+    first finds a restricted warm start on large models (``picks``: each
+    training job's pick variables; see :mod:`optimizer.solve.warm_start`)
+    while SCIP searches.
     """
     import highspy
 
@@ -161,7 +162,9 @@ def _run_race(
 
     def run_highs() -> None:
         try:
-            start = maybe_warm_start(problem, highs, one_thread, deadline, picks)
+            start = None
+            if warm_start.WARM_IN_RACE:
+                start = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)
             if start:
                 _set_start(problem, highs, start)
                 limit_from_now(deadline, highs=highs)

@@ -118,8 +118,8 @@ def run_solver(
     by default the limit counts from now. Messages name ``settings.time_limit``.
     ``start`` (variable name -> value) is a first plan for HiGHS; other
     solvers start without it. ``picks`` (each one-off training job's
-    ``pick`` variable names) lets HiGHS, alone or in the race, start from a
-    restricted warm start on large models (:mod:`optimizer.solve.warm_start`).
+    ``pick`` variable names) lets HiGHS start from a restricted warm start on
+    large time-limited models (:mod:`optimizer.solve.warm_start`).
     """
     started = time.perf_counter()
     if deadline is None and settings.time_limit is not None:

@@ -40,6 +40,11 @@ WARM_MAX_INTEGERS = 50_000
 WARM_SHARE = 0.25  # of the time limit (building included)
 WARM_CAP_S = 15.0  # at most
 WARM_RESERVE_S = 5.0  # the full MIP keeps at least this much of the limit
+# HiGHS's side of the race (one thread, next to SCIP) starts without it: at
+# (10, 20, 36) and 20 s it measured better on two seeds and worse on one,
+# and under load its LP relaxation alone outlasted the share (no start at
+# all). See docs/performance.md.
+WARM_IN_RACE = False
 
 
 def pick_groups(built: BuiltModel) -> tuple[tuple[str, ...], ...]:
