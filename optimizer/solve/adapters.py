@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -181,11 +182,14 @@ def _run_highs(
     started: float,
     deadline: float | None,
     start: dict[str, float] | None = None,
+    picks: Sequence[Sequence[str]] | None = None,
 ) -> SolverRun:
     """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info.
 
     ``start`` (variable name -> value, any subset) is handed to HiGHS as a
-    first plan; HiGHS completes the variables it leaves out.
+    first plan; HiGHS completes the variables it leaves out. Without one,
+    ``picks`` (each training job's pick variables) may give a restricted
+    warm start (:mod:`optimizer.solve.warm_start`) on large models.
     """
     import highspy
 
@@ -201,6 +205,10 @@ def _run_highs(
     solver.createAndConfigureSolver(problem)
     solver.buildSolverModel(problem)
     highs = problem.solverModel
+    if not start:
+        from optimizer.solve.warm_start import maybe_warm_start
+
+        start = maybe_warm_start(problem, highs, settings, deadline, picks)
     limit_from_now(deadline, highs=highs)
     if start:
         _set_start(problem, highs, start)

@@ -34,6 +34,7 @@ from optimizer.solve import diagnose
 from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
+from optimizer.solve.warm_start import pick_groups
 
 
 def solve_scenario(
@@ -81,7 +82,8 @@ def solve_scenario(
             f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
-    run = run_solver(built.problem, settings, deadline=deadline, start=start)
+    picks = pick_groups(built)
+    run = run_solver(built.problem, settings, deadline=deadline, start=start, picks=picks)
     info = _solver_info(built, run, build_seconds)
 
     if run.status is SolveStatus.INFEASIBLE and not explain:
@@ -107,6 +109,7 @@ def run_solver(
     settings: SolverSettings,
     deadline: float | None = None,
     start: dict[str, float] | None = None,
+    picks: Sequence[Sequence[str]] | None = None,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
@@ -114,7 +117,9 @@ def run_solver(
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
     ``start`` (variable name -> value) is a first plan for HiGHS; other
-    solvers start without it.
+    solvers start without it. ``picks`` (each one-off training job's
+    ``pick`` variable names) lets HiGHS start from a restricted warm start on
+    large time-limited models (:mod:`optimizer.solve.warm_start`).
     """
     started = time.perf_counter()
     if deadline is None and settings.time_limit is not None:
@@ -134,14 +139,14 @@ def run_solver(
     if solver == "race":
         from optimizer.solve.race import _run_race
 
-        return _run_race(problem, settings, started, deadline)
+        return _run_race(problem, settings, started, deadline, picks)
     if solver in COMMERCIAL:
         from optimizer.solve.commercial import run_commercial
 
         return run_commercial(problem, settings, started, deadline)
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
-    return _run_highs(problem, settings, started, deadline, start)
+    return _run_highs(problem, settings, started, deadline, start, picks)
 
 
 def _cores_for_race(settings: SolverSettings) -> bool:
