@@ -1323,6 +1323,8 @@ def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
         "  - input.xlsx, sheet Prices, cell A3, column gpu: is blank (cells A2:A3 are merged: "
         "only A2 holds a value; unmerge them and fill each row); expected text\n"
     )
+
+
 def test_a_measured_training_width_need_not_divide_max_per_node(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
