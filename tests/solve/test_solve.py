@@ -325,7 +325,15 @@ def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not(
     s = _synthetic(10, 20, 36, seed=1)
     plan = solve_checked(s, SolverSettings(solver=solver, time_limit=1.0, threads=2))
     assert plan.status in (SolveStatus.TIME_LIMIT, SolveStatus.ERROR)
-    assert plan.solver is not None
+    if plan.solver is None:
+        # On a loaded machine building alone can spend the second: then that is why.
+        assert plan.status is SolveStatus.ERROR and plan.total_cost is None
+        (message,) = plan.diagnostics
+        assert message.startswith("building the model took ")
+        assert message.endswith(
+            " s, past the 1 s time limit; raise --time-limit or simplify the scenario"
+        )
+        return
     # The limit covers building too; stopping and reading the plan back may
     # take a moment past it (a loose bound: this is not a speed test).
     assert plan.solver.build_seconds + plan.solver.seconds < 2.5
