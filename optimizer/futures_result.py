@@ -120,8 +120,9 @@ class FuturesResult:
     expected_future: Plan | None = None  # the plan made for the expected future alone
     solver: SolverInfo | None = None  # of the two-stage solve (its build and solve seconds)
     diagnostics: tuple[str, ...] = ()
-    # Wall seconds of each step (each future alone, the expected future, the
-    # two-stage build and solve) and the total, in order.
+    # Wall seconds of each step as it ran (the expected future alone, its
+    # re-plans, the two-stage build and solve, what was left of each future
+    # alone) and the total, in order.
     seconds: tuple[tuple[str, float], ...] = ()
 
     @property

@@ -16,6 +16,12 @@ a :class:`~optimizer.futures_result.FuturesResult`:
    the diagnostics then say so);
 4. one plan per future read from its variables.
 
+Steps 1 and 2 share one pool of spawned workers
+(:class:`~optimizer.solve.side_by_side.SideBySide`): the expected future
+goes first and its re-plans jump the queue; without regret bounds, step 3
+runs in this process while the futures alone (needed only for the report)
+finish beside it.
+
 Every plan goes through ``verify`` (the independent checker; the check
 stage passes it, see ``optimizer.check.verify.solve_futures_and_verify``:
 the solve stage may not import the checker). The time limit counts from the
