@@ -14,7 +14,7 @@ import pytest
 from optimizer.reports.result_workbook import write_result_workbook
 from tests.fake_plans import fake_plan, fake_run
 from tests.libreoffice import error_cells, formula_mismatches, recalculate
-from tests.written_workbooks import WRITTEN
+from tests.written_workbooks import TARGETS, WRITTEN
 
 pytestmark = pytest.mark.libreoffice
 
@@ -42,3 +42,12 @@ def test_every_workbook_the_suite_wrote_recalculates_to_its_cached_values(tmp_pa
         problems += mismatches + error_cells(after, skip)
     assert problems == [], "\n".join(problems[:50])
     assert checked > 0
+
+
+def test_no_test_writes_a_workbook_into_the_checkout() -> None:
+    # `gpumix solve` writes to the current folder by default; a test that forgets
+    # to change folder leaves `<name>-results.xlsx` beside the sources.
+    checkout = Path(__file__).resolve().parents[1]
+    assert TARGETS, "the recording writers saw no workbook"
+    inside = sorted({str(t) for t in TARGETS if t.is_relative_to(checkout)})
+    assert inside == []

@@ -22,6 +22,8 @@ import optimizer.reports.result_workbook
 
 # (file, sheets that were there before gpumix wrote: a user's, not ours, so not checked)
 WRITTEN: list[tuple[Path, frozenset[str]]] = []
+# Where each of those files was meant to land (the command line's target, not its ``.part``).
+TARGETS: list[Path] = []
 
 
 def _sheets(path: Path) -> frozenset[str]:
@@ -59,6 +61,8 @@ def _recording(writer: Callable[..., None]) -> Callable[..., None]:
         users = _sheets(Path(path)) if writer.__name__ == "write_in_place" else frozenset()
         writer(path, *args, **kwargs)
         WRITTEN.append((_kept(Path(path)), users))
+        target = Path(path).resolve()
+        TARGETS.append(target.with_name(target.name.removesuffix(".part")))
 
     write.__gpumix_recording__ = True  # type: ignore[attr-defined]
     return write

@@ -324,12 +324,14 @@ def test_validate_says_which_scenarios_have_futures(
 
 
 def test_solve_plans_a_scenario_with_futures_as_written_and_says_so(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _workbook(tmp_path, [["eu", "only", 1, _, _, _, _, 2, _, _, _, _]])
+    monkeypatch.chdir(tmp_path)  # the result workbook goes "here", not into the checkout
     code = main(["solve", str(path), "--scenario", "eu", "--json", "--quiet"])
     (eu,) = json.loads(capsys.readouterr().out)["scenarios"]
     assert code == 0
+    assert (tmp_path / "input-results.xlsx").is_file()
     assert (
         "This scenario has 1 future (only); `gpumix futures` plans one purchase for all of them."
         in eu["diagnostics"]
