@@ -335,8 +335,10 @@ def test_a_time_limit_gives_a_checked_plan_with_its_gap_or_says_why_not(
         )
         return
     # The limit covers building too; stopping and reading the plan back may
-    # take a moment past it (a loose bound: this is not a speed test).
-    assert plan.solver.build_seconds + plan.solver.seconds < 2.5
+    # take a moment past it, and more on a loaded machine, where the race's
+    # second process is slow to start (2.6 s seen under CI load). A loose
+    # bound, not a speed test: unstopped, this scenario runs for minutes.
+    assert plan.solver.build_seconds + plan.solver.seconds < 6.0
     if plan.status is SolveStatus.TIME_LIMIT:
         assert plan.gap is not None and plan.gap > 0
         assert "time limit" in plan.diagnostics[0]
