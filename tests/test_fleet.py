@@ -366,3 +366,43 @@ def test_the_checker_recomputes_the_fleets_value_the_cost_shares_carry() -> None
     assert check_plan(s, wrong).violations == [
         "reported existing_value $0.00 but recomputed $105,000.00"
     ]
+
+
+def test_a_gang_runs_on_the_existing_fleet_when_no_offer_could_hold_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An outside audit's case: 2 owned GPUs, a buy offer capped at 1, renting off,
+    # and a batch job whose copies need 2 GPUs at once. The house holds 2 + 1 GPUs,
+    # so the job runs there; gpumix said no place could hold the gang.
+    sheets = {
+        "GPUs": [
+            ["gpu", "vram_gb", "fp16_tflops", "tdp_w", "max_per_node"],
+            ["G", 80, 989, 500, 4],
+        ],
+        "Prices": [
+            ["gpu", "option", "price", "max_units"],
+            ["G", "on_demand", 2.6, None],
+            ["G", "buy", 1000, 1],
+        ],
+        "Workloads": [["workload", "kind", "tokens"], ["w0", "batch_inference", 1e9]],
+        "Throughput": [["workload", "gpu", "gpus_per_replica", "gpu_hours"], ["w0", "G", 2, 170]],
+        "Scenarios": [["scenario", "horizon_months", "allow_rent"], ["s", 1, False]],
+        "Assumptions": [
+            ["key", "value"],
+            ["hours_per_month", 100],
+            ["electricity_per_kwh", 0.1],
+            ["pue", 1.0],
+            ["idle_power_fraction", 0.0],
+            ["maintenance_per_year", 0.12],
+            ["residual_value", "none"],
+        ],
+        "Fleet": [HEADER, ["G", 2, "owned", 1000, None, None]],
+    }
+    path = write_sheets(tmp_path / "input.xlsx", sheets)
+    before = sha256(path)
+    code = main(["solve", str(path), "--json", "--quiet", "--output", str(tmp_path / "r.xlsx")])
+    (s,) = json.loads(capsys.readouterr().out)["scenarios"]
+    assert code == 0 and s["status"] == "optimal", s["diagnostics"]
+    # Maintenance 2 × $1,000 × 12 % / 12 = $20; energy 170 h × 0.5 kW × $0.10 = $8.50.
+    assert s["total_cost"] == pytest.approx(28.50, abs=CENT)
+    assert sha256(path) == before

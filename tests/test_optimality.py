@@ -591,6 +591,49 @@ def existing(rng: random.Random) -> Case:
     )
 
 
+def existing_only(rng: random.Random) -> Case:
+    """Model v2 §E: the GPUs the company already has must carry the work. The type
+    has no offer, or only offers too small for a 2-GPU gang (a buy offer capped at
+    one GPU, an on-demand offer capped at one), so every gang and replica runs on
+    the owned Fleet GPUs or an existing reservation, and with none wide enough
+    the scenario has no plan."""
+    offers = rng.choice(
+        [
+            [],
+            [],
+            [offer("G", "buy", 500.0, max_units=1)],
+            [offer("G", "on_demand", 2.0, max_units=1)],
+            [offer("G", "buy", 500.0, max_units=rng.choice([0, 1])), offer("G", "on_demand", 2.0)],
+        ]
+    )
+    fleet = [ExistingGpus("G|fleet|1", "G", rng.choice([1, 2, 3]), FleetKind.OWNED, 400.0)]
+    if rng.random() < 0.5:
+        fleet.append(
+            ExistingGpus(
+                "G|fleet|2", "G", 2, FleetKind.RESERVED, 1.5, months_left=rng.choice([1, 3])
+            )
+        )
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=2)],
+        offers,
+        [
+            workload("chat", "realtime_inference", tokens_per_second=rng.choice([300.0, 700.0])),
+            workload("tune", "batch_inference"),
+        ],
+        assumptions=assumptions(rng, residual_value=rng.choice(["market", "none"])),
+        horizon_months=2,
+        fleet=tuple(fleet),
+    )
+    return Case(
+        "",
+        s,
+        (
+            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
+            job_estimate("tune", "G", 2, rng.choice([40.0, 120.0])),
+        ),
+    )
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "serving": serving_replicas,
     "gangs": gangs_and_singles,
@@ -602,6 +645,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "services": two_services,
     "resale": resale,
     "existing": existing,
+    "existing_only": existing_only,
 }
 
 

@@ -8,8 +8,10 @@ A gang of ``n = k × copies_per_gang`` GPUs runs wholly in one place:
 - an on-demand or spot offer without ``max_units`` holds any gang; one with
   ``max_units`` holds ``max_units`` GPUs (spot only for interruptible work);
 - a reserved offer holds ``max_units`` GPUs, any number when uncapped;
-- the house holds what the type's buy offers may buy in all (the sum of
-  their ``max_units``; any number when one of them is uncapped).
+- the house holds the type's owned ``Fleet`` GPUs and what its buy offers
+  may buy in all (the sum of their ``max_units``; any number when one of
+  them is uncapped);
+- an existing reservation (``Fleet``) holds its ``count`` GPUs.
 
 Only the scenario's offers count, whatever their ``available_from``. A type
 without any place for the workload stays allowed: the model simply cannot
@@ -18,7 +20,7 @@ use it, as for any pair without offers.
 
 from __future__ import annotations
 
-from optimizer.domain import Gpu, Offer, OfferOption, Scenario, Workload
+from optimizer.domain import FleetKind, Gpu, Offer, OfferOption, Scenario, Workload
 from optimizer.estimate.gangs import copies_per_gang
 
 
@@ -26,16 +28,34 @@ def _places(scenario: Scenario, workload: Workload, gpu: Gpu) -> list[tuple[str,
     """Every place of ``gpu`` the workload may use: (description, GPUs it holds or None)."""
     places: list[tuple[str, int | None]] = []
     buys = scenario.offers_of(gpu.name, OfferOption.BUY)
-    if buys:
+    # Owned Fleet rows are in the house from month 1; an existing reservation is
+    # a reserved place of its own (model v2 §E).
+    owned = [r for r in scenario.fleet if r.gpu == gpu.name and r.kind is FleetKind.OWNED]
+    if buys or owned:
         caps = [o.max_units for o in buys]
-        house = None if any(c is None for c in caps) else sum(c for c in caps if c is not None)
-        places.append((f"the house, whose buy offers allow {house} GPUs in all", house))
+        bought = None if any(c is None for c in caps) else sum(c for c in caps if c is not None)
+        existing = sum(r.count for r in owned)
+        house = None if bought is None else existing + bought
+        if not owned:
+            where = f"the house, whose buy offers allow {bought} GPUs in all"
+        elif not buys:
+            where = f"the house, with its {existing} existing GPUs and no buy offer"
+        else:
+            where = (
+                f"the house, with {existing} existing GPUs and buy offers allowing {bought} more"
+            )
+        places.append((where, house))
     for o in scenario.offers_of(gpu.name):
         if o.option is OfferOption.BUY:
             continue
         if o.option is OfferOption.SPOT and not workload.interruptible:
             continue
         places.append((f"{_offer_name(o)} with max_units {o.max_units}", o.max_units))
+    for r in scenario.fleet:
+        if r.gpu == gpu.name and r.kind is FleetKind.RESERVED:
+            places.append(
+                (f"the existing reservation {r.label or r.source_id} of {r.count} GPUs", r.count)
+            )
     return places
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 import pulp
 
 from optimizer.currency import money_text
-from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
+from optimizer.domain import ExistingGpus, FleetKind, Kind, Offer, OfferOption, Scenario, Workload
 from optimizer.model.build import build_model
 from optimizer.model.built import ELASTIC_DEMAND, ELASTIC_LIMITS, BuiltModel
 from optimizer.model.costs import spot_allowed, usable_estimate
@@ -71,15 +71,38 @@ def unplannable_workloads(scenario: Scenario, estimates: Sequence[PairEstimate])
 def _offer_problem(scenario: Scenario, w: Workload, gpu: str) -> str:
     """Why no offer of ``gpu`` can serve ``w`` inside its window ('' when one can)."""
     offers = scenario.offers_of(gpu)
+    # What the company already has runs work too, with no offer at all (model v2 §E).
+    existing = [r for r in scenario.fleet if r.gpu == gpu]
     window = w.window(scenario.horizon_months)
     T = scenario.horizon_months
-    if not offers:
+    if not offers and not existing:
         return "no offer for this GPU type in this scenario"
+    if any(_existing_serves(r, window, T) for r in existing):
+        return ""
     usable = [o for o in offers if _serves(o, w, window, T)]
     if usable:
         return ""
-    details = ", ".join(_why_offer_cannot(o, w, window, T) for o in offers)
+    details = ", ".join(
+        [_why_offer_cannot(o, w, window, T) for o in offers]
+        + [_why_existing_cannot(r, T) for r in existing]
+    )
     return f"no offer can serve months {window.start}–{window.stop - 1} ({details})"
+
+
+def _existing_serves(r: ExistingGpus, window: range, T: int) -> bool:
+    """Owned GPUs are there from month 1; an existing reservation runs months 1 to its end."""
+    if r.count <= 0:
+        return False
+    if r.kind is FleetKind.OWNED:
+        return True
+    return min(r.months_left or 0, T) >= window.start
+
+
+def _why_existing_cannot(r: ExistingGpus, T: int) -> str:
+    name = r.label or r.source_id
+    if r.count <= 0:
+        return f"{name} has count 0"
+    return f"{name}'s reservation ends in month {min(r.months_left or 0, T)}"
 
 
 def _serves(o: Offer, w: Workload, window: range, T: int) -> bool:

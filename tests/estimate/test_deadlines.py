@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from optimizer.domain import Measurement, Offer, Workload
+from optimizer.domain import ExistingGpus, FleetKind, Measurement, Offer, Workload
 from optimizer.estimate.pairs import estimate_pair
 from optimizer.results import PairEstimate
 from tests.builders import gpu, measured, offer, scenario, workload
@@ -169,3 +169,52 @@ def test_one_copy_wider_than_every_place_is_ruled_out_without_a_deadline() -> No
     # At 20 GPUs a copy the reservation holds it.
     fits = [measured("pre", "H100", gpus_per_replica=20, gpu_hours=1000.0)]
     assert _one(w, CAPPED, fits).allowed
+
+
+def _fleet(*rows: tuple[str, int, int | None]) -> tuple[ExistingGpus, ...]:
+    """Fleet rows of H100: (kind, count, months_left)."""
+    return tuple(
+        ExistingGpus(
+            f"H100|fleet|{i}",
+            "H100",
+            count,
+            FleetKind(kind),
+            2.0,
+            months_left=left,
+            label=f"Fleet row {i + 1}",
+        )
+        for i, (kind, count, left) in enumerate(rows, start=1)
+    )
+
+
+def _with_fleet(offers: list[Offer], fleet: tuple[ExistingGpus, ...]) -> PairEstimate:
+    w = _job()
+    s = scenario([H100], offers, [w], JOB_MEASURED, fleet=fleet)
+    return estimate_pair(s, w, H100)
+
+
+def test_owned_fleet_gpus_are_in_the_house_a_gang_may_use() -> None:
+    # 16 owned + a buy offer for 8 more: the house holds the 24-GPU gang.
+    offers = [offer("H100", "buy", 25_000.0, max_units=8, row=2)]
+    assert _with_fleet(offers, _fleet(("owned", 16, None))).allowed
+    # And without any buy offer: 24 existing GPUs hold it.
+    assert _with_fleet([], _fleet(("owned", 24, None))).allowed
+
+
+def test_an_existing_reservation_is_a_place_of_its_own() -> None:
+    assert _with_fleet([], _fleet(("reserved", 24, 6))).allowed
+    # The reservation and the house are two places: 12 + 12 do not hold 24 at once.
+    est = _with_fleet([], _fleet(("owned", 12, None), ("reserved", 12, 6)))
+    assert not est.allowed
+    assert est.reason.endswith(
+        "the largest place is the house, with its 12 existing GPUs and no buy offer"
+    )
+
+
+def test_the_house_counts_existing_and_bought_gpus_in_the_reason() -> None:
+    offers = [offer("H100", "buy", 25_000.0, max_units=4, row=2)]
+    est = _with_fleet(offers, _fleet(("owned", 16, None)))
+    assert not est.allowed
+    assert est.reason.endswith(
+        "the largest place is the house, with 16 existing GPUs and buy offers allowing 4 more"
+    )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from optimizer.domain import ExistingGpus, FleetKind
 from optimizer.results import EstimateSource, PairEstimate, SolverSettings, SolveStatus
 from optimizer.solve.solver import solve_scenario
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
@@ -87,6 +90,29 @@ def test_no_offer_inside_the_window() -> None:
         "batch cannot be planned: no GPU type can run it",
         "  batch on H100: no offer can serve months 1–3 (H100|on_demand|1 is available only from month 5)",
         "  batch on B200: no offer for this GPU type in this scenario",
+    )
+
+
+def test_existing_gpus_run_work_with_no_offer_for_their_type() -> None:
+    # 2 owned H100 from sheet Fleet and nothing to buy or rent: the work runs on them.
+    owned = ExistingGpus("H100|fleet|1", "H100", 2, FleetKind.OWNED, 25_000.0, label="Fleet row 2")
+    plan = solve_checked(batch(100.0, 3, [], fleet=(owned,)))
+    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
+    assert plan.decisions is not None
+    assert {place for (_w, _g, place, _t) in plan.decisions.work} == {"house"}
+
+
+def test_an_existing_reservation_that_ends_before_the_window_says_so() -> None:
+    reserved = ExistingGpus(
+        "H100|fleet|1", "H100", 2, FleetKind.RESERVED, 2.0, months_left=2, label="Fleet row 2"
+    )
+    s = batch(100.0, 6, [], fleet=(reserved,))
+    late = replace(s.workloads[0], start_month=4)
+    plan = solve_checked(replace(s, workloads=(late,)))
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "batch cannot be planned: no GPU type can run it",
+        "  batch on H100: no offer can serve months 4–6 (Fleet row 2's reservation ends in month 2)",
     )
 
 
