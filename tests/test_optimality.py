@@ -152,6 +152,16 @@ def serving_estimate(w: str, g: str, widths: dict[int, float]) -> PairEstimate:
 # ---------------------------------------------------------------- case families
 
 
+def chat_and_job(s: Scenario, job: str, k: int, hours: float) -> Case:
+    """A case of ``s`` whose "chat" serves 400 (1 GPU) or 900 tokens/s (2 GPUs) a
+    replica and whose ``job`` needs ``k`` GPUs a copy and ``hours`` GPU-hours a run."""
+    estimates = (
+        serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
+        job_estimate(job, "G", k, hours),
+    )
+    return Case("", s, estimates)
+
+
 def serving_replicas(rng: random.Random) -> Case:
     """(a) A service with headroom and ``min_replicas >= 2`` over a house, a reserved
     offer and an uncapped on-demand offer, choosing replica counts per place and width."""
@@ -514,14 +524,7 @@ def resale(rng: random.Random) -> Case:
         horizon_months=3,
         power_cap_kw=rng.choice([None, None, 2.0]),
     )
-    return Case(
-        "",
-        s,
-        (
-            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
-            job_estimate("late", "G", 1, rng.choice([60.0, 150.0])),
-        ),
-    )
+    return chat_and_job(s, "late", 1, rng.choice([60.0, 150.0]))
 
 
 def existing(rng: random.Random) -> Case:
@@ -581,14 +584,7 @@ def existing(rng: random.Random) -> Case:
         horizon_months=3,
         fleet=tuple(fleet),
     )
-    return Case(
-        "",
-        s,
-        (
-            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
-            job_estimate("late", "G", 1, rng.choice([60.0, 150.0])),
-        ),
-    )
+    return chat_and_job(s, "late", 1, rng.choice([60.0, 150.0]))
 
 
 def existing_only(rng: random.Random) -> Case:
@@ -624,14 +620,7 @@ def existing_only(rng: random.Random) -> Case:
         horizon_months=2,
         fleet=tuple(fleet),
     )
-    return Case(
-        "",
-        s,
-        (
-            serving_estimate("chat", "G", {1: 400.0, 2: 900.0}),
-            job_estimate("tune", "G", 2, rng.choice([40.0, 120.0])),
-        ),
-    )
+    return chat_and_job(s, "tune", 2, rng.choice([40.0, 120.0]))
 
 
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
