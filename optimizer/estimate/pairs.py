@@ -93,9 +93,15 @@ def _estimate_pair(scenario: Scenario, workload: Workload, gpu: Gpu) -> PairEsti
             k = gpus_for_memory(_known(memory), gpu, a)
         if workload.kind.is_inference and k > gpu.max_per_node:
             raise _NotAllowed(_server_reason(memory, k, gpu, a, measured=measured_k is not None))
-        if workload.kind is Kind.REALTIME_INFERENCE and gpu.max_per_node % k:
-            # model v2 §B, §D: a serving width divides the server (the reader refuses
-            # such a Throughput row; a scenario built in code meets this instead).
+        if (
+            workload.kind is Kind.REALTIME_INFERENCE
+            and measured_k is not None
+            and gpu.max_per_node % measured_k
+        ):
+            # model v2 §B, §D: a measured serving width divides the server (the reader
+            # refuses such a Throughput row; a scenario built in code meets this
+            # instead). A memory estimate k_min need not: the allowed widths are the
+            # divisors of max_per_node at least k_min (4 for k_min 3 on 8-GPU servers).
             raise _NotAllowed(
                 f"the measured replica of {k} GPUs does not divide one server of "
                 f"{gpu.max_per_node} × {gpu.name}, so its replicas would not pack into servers"

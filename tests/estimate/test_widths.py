@@ -12,6 +12,7 @@ Assumptions.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -284,3 +285,19 @@ def test_a_width_that_misses_the_target_dominates_nothing() -> None:
 def test_training_and_batch_pairs_list_no_widths() -> None:
     est = _one(workload("lora", "lora", params_b=7, tokens=1e9), H100)
     assert est.widths == ()
+
+
+def test_a_memory_estimate_that_does_not_divide_the_server_serves_at_the_next_divisor() -> None:
+    # 150 GB on 80 GB GPUs (72 GB usable) needs k_min = 3; the allowed widths are the
+    # divisors of 8 at least 3 (model v2 §D). An outside audit found these ruled out
+    # as if 3 had been measured.
+    big = replace(_chat(70), vram_gb=150.0)
+    timed = _one(big, H100, [measured("chat", "H100", tokens_per_second_per_replica=100.0)])
+    assert timed.allowed, timed.reason
+    # A measured capacity without a width was taken at the smallest allowed width.
+    assert _figures(timed) == [(4, True, 100.0, None)]
+    assert timed.gpus_per_replica == 4
+    estimated = _one(big, H100)
+    assert estimated.allowed, estimated.reason
+    assert [w.width for w in estimated.widths] == [4, 8]
+    assert estimated.gpus_per_replica == 4
