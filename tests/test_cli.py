@@ -243,7 +243,8 @@ def test_quiet_prints_nothing_at_all_in_a_fresh_process(tmp_path: Path) -> None:
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "optimizer.cli", "solve", "--quiet", "--scenario", "tight-capex"],
+        # ``python -m optimizer`` is the console script's twin (optimizer/__main__.py).
+        [sys.executable, "-m", "optimizer", "solve", "--quiet", "--scenario", "tight-capex"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -48,8 +48,9 @@ def _imports(path: Path) -> set[str]:
 
 
 def _package(part: str) -> str:
-    """The stage a top-level name stands for: ``cli_parser`` (any ``cli_*``) is part of ``cli``."""
-    return "cli" if part.startswith("cli_") else part
+    """The stage a top-level name stands for: ``cli_parser`` (any ``cli_*``) and
+    ``__main__`` (``python -m optimizer``) are part of ``cli``."""
+    return "cli" if part.startswith("cli_") or part == "__main__" else part
 
 
 def _stage(module: str) -> str | None:
