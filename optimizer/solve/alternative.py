@@ -22,11 +22,13 @@ import pulp
 
 from optimizer.domain import Scenario
 from optimizer.model.build import build_model
+from optimizer.model.built import BuiltModel
 from optimizer.model.goal_names import GOALS, Goal
 from optimizer.model.goals import FAMILY, add_cost_cap, goal_start, goal_terms
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.solver import _solver_info, run_solver
+from optimizer.solve.type_subsets import fewest_types_by_subsets
 
 # How far above its optimum the goal may land in the tie-break solve: the
 # solver's feasibility tolerance, relative to the goal's size.
@@ -84,7 +86,15 @@ def solve_alternative(
     built = build_model(scenario, estimates, bound_levels_by_use=False)
     cost = built.problem.objective
     cap_row = add_cost_cap(built, cost_limit)
-    goal_expr = pulp.LpAffineExpression(goal_terms(built, goal))
+    terms = goal_terms(built, goal)
+    if goal is Goal.FEWEST_TYPES and quiet.solver == "highs" and optimum_goal is not None:
+        uses = dict(zip((g.name for g in scenario.gpus), (v for v, _c in terms), strict=True))
+        by_subsets = _by_subsets(built, uses, quiet, estimates, round(optimum_goal), deadline)
+        if by_subsets is not None:
+            plan, reached_types = by_subsets
+            seconds = time.perf_counter() - begun
+            return AlternativeSolve(goal, plan, reached_types, SolveStatus.OPTIMAL, 0.0, seconds)
+    goal_expr = pulp.LpAffineExpression(terms)
     built.problem.setObjective(goal_expr)
     first_plan = dict(start or {})
     first_plan.update(goal_start(built, goal))
@@ -150,3 +160,25 @@ def solve_alternative(
         goal_gap=first.gap,
         seconds=time.perf_counter() - begun,
     )
+
+
+def _by_subsets(
+    built: BuiltModel,
+    uses: dict[str, pulp.LpVariable],
+    settings: SolverSettings,
+    estimates: tuple[PairEstimate, ...],
+    optimum_types: int,
+    deadline: float | None,
+) -> tuple[Plan | None, float] | None:
+    """``fewest_types`` by trying subsets of types (:mod:`optimizer.solve.type_subsets`).
+
+    The plan (None: the cheapest plan is the answer) and the goal's proven
+    value; None when the subsets are too many or a solve gave no proof.
+    """
+    answer = fewest_types_by_subsets(built.problem, uses, settings, optimum_types, deadline)
+    if answer is None:
+        return None
+    if answer.run is None:
+        return None, float(answer.types)
+    info = _solver_info(built, answer.run, 0.0)
+    return _plan_from_solution(built, answer.run, estimates, info, settings), float(answer.types)
