@@ -528,4 +528,4 @@ def test_auto_solves_each_goal_with_the_solvers_named_for_it(
         assert solvers[0] == first == "scip", goal
         assert solvers[1:] == [second] * len(solvers[1:]), goal
     assert alternative.AUTO_SOLVERS[Goal.MOST_OWNED][1] == "scip"
-    assert alternative.AUTO_SOLVERS[Goal.LEAST_CAPEX][1] == "highs"
+    assert alternative.AUTO_SOLVERS[Goal.LEAST_RENT][1] == "highs"
