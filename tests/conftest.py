@@ -147,3 +147,19 @@ def write_workbook(tmp_path: Path) -> Callable[..., Path]:
         return write_sheets(tmp_path / name, valid_sheets() if sheets is None else sheets)
 
     return write
+
+
+@pytest.fixture
+def alternative_solves(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The problems the alternatives' solves hand to ``run_solver``, in order (counted)."""
+    import optimizer.solve.alternative as alternative
+
+    solves: list[object] = []
+    real = alternative.run_solver
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        solves.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alternative, "run_solver", counted)
+    return solves

@@ -22,15 +22,35 @@ import pulp
 
 from optimizer.domain import Scenario
 from optimizer.model.build import build_model
+from optimizer.model.built import BuiltModel
 from optimizer.model.goal_names import GOALS, Goal
 from optimizer.model.goals import FAMILY, add_cost_cap, goal_start, goal_terms
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.solver import _solver_info, run_solver
+from optimizer.solve.type_subsets import fewest_types_by_subsets
 
 # How far above its optimum the goal may land in the tie-break solve: the
 # solver's feasibility tolerance, relative to the goal's size.
 GOAL_TOLERANCE = 1e-7
+# The solvers of a goal's two solves (the goal, then the cheapest plan
+# reaching it) when the settings say ``auto``; HiGHS for goals not listed.
+# Measured on the bundled example (slack 0.02), one thread each, both solvers
+# given the same first plan, in CPU seconds, SCIP against HiGHS
+# (docs/performance.md, "Alternatives"): first solves most_owned 17 s in
+# 100 nodes against HiGHS's 6,023 nodes and 204,924 simplex iterations (over
+# a minute), least_rent 16 s (136 nodes) against 2,861 nodes, fewest_gpus
+# 7.8 s against 13.9 s, least_power 8.3 s against 17.4 s, least_capex 5.0 s
+# against 7.4 s; second solves most_owned 7.8 s against 12.8 s, least_capex
+# 1.4 s against 3.4 s, but least_rent 11.1 s against 5.5 s, fewest_gpus
+# 7.8 s against 3.1 s, least_power 2.3 s against 1.8 s.
+AUTO_SOLVERS: dict[Goal, tuple[str, str]] = {
+    Goal.MOST_OWNED: ("scip", "scip"),
+    Goal.LEAST_RENT: ("scip", "highs"),
+    Goal.FEWEST_GPUS: ("scip", "highs"),
+    Goal.LEAST_POWER: ("scip", "highs"),
+    Goal.LEAST_CAPEX: ("scip", "scip"),
+}
 # Relative: a plan's cost at the solver's values may differ from the same cost
 # summed from rounded decisions by this much (far below the half-cent proof).
 COST_NOISE = 1e-9
@@ -63,7 +83,9 @@ def solve_alternative(
     ``start`` is the optimum's variable values by name: a plan within any
     slack, handed to HiGHS as its first plan. Without it HiGHS may search a
     long time for any plan under the cost cap (on the bundled example: none
-    in 40 s for four goals of six). ``auto`` therefore means HiGHS here.
+    in 40 s for four goals of six). ``auto`` therefore means HiGHS here
+    (never a race), but SCIP, given the same first plan, for the solves
+    :data:`AUTO_SOLVERS` names.
     ``optimum_goal`` is the cheapest plan's value of the goal: when the first
     solve proves nothing better, that plan is the answer (it is the cheapest
     of all) and the second solve is skipped (``plan`` None). ``optimum_cost``
@@ -75,8 +97,12 @@ def solve_alternative(
     deadline = None if settings.time_limit is None else begun + settings.time_limit
     # Progress lines would show goal values as USD.
     quiet = replace(settings, progress=False)
+    goal_settings = tie_settings = quiet
     if quiet.solver == "auto":
         quiet = replace(quiet, solver="highs")
+        first_solver, second_solver = AUTO_SOLVERS.get(goal, ("highs", "highs"))
+        goal_settings = replace(quiet, solver=first_solver)
+        tie_settings = replace(quiet, solver=second_solver)
     # Without the bounds by use (model/bounds.py): with a goal other than cost
     # they slow HiGHS down, measured on the example with one thread each side
     # by side: least_rent 132 s with them, 30 s without; most_owned 96 s, 71 s;
@@ -84,11 +110,19 @@ def solve_alternative(
     built = build_model(scenario, estimates, bound_levels_by_use=False)
     cost = built.problem.objective
     cap_row = add_cost_cap(built, cost_limit)
-    goal_expr = pulp.LpAffineExpression(goal_terms(built, goal))
+    terms = goal_terms(built, goal)
+    if goal is Goal.FEWEST_TYPES and quiet.solver == "highs" and optimum_goal is not None:
+        uses = dict(zip((g.name for g in scenario.gpus), (v for v, _c in terms), strict=True))
+        by_subsets = _by_subsets(built, uses, quiet, estimates, round(optimum_goal), deadline)
+        if by_subsets is not None:
+            plan, reached_types = by_subsets
+            seconds = time.perf_counter() - begun
+            return AlternativeSolve(goal, plan, reached_types, SolveStatus.OPTIMAL, 0.0, seconds)
+    goal_expr = pulp.LpAffineExpression(terms)
     built.problem.setObjective(goal_expr)
     first_plan = dict(start or {})
     first_plan.update(goal_start(built, goal))
-    first = run_solver(built.problem, quiet, deadline=deadline, start=first_plan)
+    first = run_solver(built.problem, goal_settings, deadline=deadline, start=first_plan)
     if not first.status.has_plan:
         why = first.message or f"no plan within the cost limit ({first.status.value})"
         plan = Plan.without_plan(scenario, SolveStatus.ERROR, estimates, (why,), None)
@@ -126,7 +160,7 @@ def solve_alternative(
     reached_plan = {
         v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None
     }
-    second = run_solver(built.problem, quiet, deadline=deadline, start=reached_plan)
+    second = run_solver(built.problem, tie_settings, deadline=deadline, start=reached_plan)
     diagnostics: list[str] = []
     run = second
     if not second.status.has_plan:
@@ -150,3 +184,25 @@ def solve_alternative(
         goal_gap=first.gap,
         seconds=time.perf_counter() - begun,
     )
+
+
+def _by_subsets(
+    built: BuiltModel,
+    uses: dict[str, pulp.LpVariable],
+    settings: SolverSettings,
+    estimates: tuple[PairEstimate, ...],
+    optimum_types: int,
+    deadline: float | None,
+) -> tuple[Plan | None, float] | None:
+    """``fewest_types`` by trying subsets of types (:mod:`optimizer.solve.type_subsets`).
+
+    The plan (None: the cheapest plan is the answer) and the goal's proven
+    value; None when the subsets are too many or a solve gave no proof.
+    """
+    answer = fewest_types_by_subsets(built.problem, uses, settings, optimum_types, deadline)
+    if answer is None:
+        return None
+    if answer.run is None:
+        return None, float(answer.types)
+    info = _solver_info(built, answer.run, 0.0)
+    return _plan_from_solution(built, answer.run, estimates, info, settings), float(answer.types)

@@ -116,8 +116,8 @@ def run_solver(
     ``deadline`` (a ``time.perf_counter()`` value) is when the time limit
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
-    ``start`` (variable name -> value) is a first plan for HiGHS; other
-    solvers start without it. ``picks`` (each one-off training job's
+    ``start`` (variable name -> value) is a first plan for HiGHS and SCIP;
+    other solvers start without it. ``picks`` (each one-off training job's
     ``pick`` variable names) lets HiGHS start from a restricted warm start on
     large time-limited models (:mod:`optimizer.solve.warm_start`).
     """
@@ -135,7 +135,7 @@ def run_solver(
     if solver == "scip":
         from optimizer.solve.scip import _run_scip
 
-        return _run_scip(problem, settings, started, deadline)
+        return _run_scip(problem, settings, started, deadline, start)
     if solver == "race":
         from optimizer.solve.race import _run_race
 
