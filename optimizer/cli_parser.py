@@ -128,7 +128,7 @@ def _build_parser() -> argparse.ArgumentParser:
     alternatives.add_argument(
         "--jobs", type=int, metavar="N", help="goals solved at once (default: one per CPU)"
     )
-    _add_solver_flags(alternatives)
+    _add_solver_flags(alternatives, AUTO_BY_GOAL)
 
     futures = sub.add_parser(
         "futures",
@@ -139,7 +139,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--scenario", metavar="NAME", help="the scenario (default: the input's first with futures)"
     )
     _add_output_flags(futures, "futures")
-    _add_solver_flags(futures)
+    _add_solver_flags(futures, AUTO_FUTURES)
 
     template = sub.add_parser("template", help="write an empty input workbook with drop-down lists")
     template.add_argument("output", type=Path, metavar="OUT.xlsx", help="the workbook to write")
@@ -211,15 +211,21 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_solver_flags(command: argparse.ArgumentParser) -> None:
+# What ``--solver auto`` does, by command (the commands that solve side by side
+# give each solve one core, so they do not race).
+AUTO_RACE = "HiGHS and SCIP race when two cores are free, else HiGHS"
+AUTO_BY_GOAL = "for each goal's two solves the solver measured faster for that goal, HiGHS or SCIP"
+AUTO_FUTURES = "HiGHS, each step on one core, the two-stage solve from the re-plans"
+
+
+def _add_solver_flags(command: argparse.ArgumentParser, auto: str = AUTO_RACE) -> None:
     """--solver, --time-limit and --gap: the same for every command that solves."""
     command.add_argument(
         "--solver",
         choices=SOLVERS,
         default="auto",
-        help="MILP solver (default auto: HiGHS and SCIP race when two cores are free, "
-        "else HiGHS; cbc is PuLP's bundled CBC; gurobi, cplex, xpress and copt need "
-        "the vendor's package and licence)",
+        help=f"MILP solver (default auto: {auto}; cbc is PuLP's bundled CBC; gurobi, "
+        "cplex, xpress and copt need the vendor's package and licence)",
     )
     command.add_argument(
         "--time-limit",
