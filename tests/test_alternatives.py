@@ -41,7 +41,7 @@ from optimizer.check.money import (
 )
 from optimizer.check.slack import slack_violations
 from optimizer.cli import main
-from optimizer.domain import Assumptions, CostCategory, Scenario
+from optimizer.domain import Assumptions, CostCategory, ExistingGpus, FleetKind, Scenario
 from optimizer.model.goal_names import Goal
 from optimizer.results import (
     HOUSE,
@@ -212,7 +212,7 @@ def test_each_alternative_is_the_true_best_of_its_goal_within_the_slack(
     plans = enumerate_plans(case)
     cheapest = min(p.cost for p in plans)
     assert result.optimum.total_cost == pytest.approx(cheapest, abs=HALF_CENT)
-    within = [p for p in plans if p.cost <= (1 + slack) * cheapest + HALF_CENT]
+    within = [p for p in plans if p.cost <= cheapest + slack * abs(cheapest) + HALF_CENT]
     for alt in result.alternatives:
         assert alt.plan.status is SolveStatus.OPTIMAL, alt.plan.diagnostics
         best = min(p.goals[alt.goal] for p in within)
@@ -233,7 +233,7 @@ def test_slack_zero_gives_the_optimums_cost_and_more_slack_never_a_worse_goal(se
         assert best is not None
         for alt in result.alternatives:
             assert alt.plan.total_cost is not None and alt.goal_value is not None
-            assert alt.plan.total_cost <= (1 + slack) * best + HALF_CENT
+            assert alt.plan.total_cost <= best + slack * abs(best) + HALF_CENT
             if slack == 0.0:
                 assert alt.plan.total_cost == pytest.approx(best, abs=HALF_CENT)
             else:
@@ -245,8 +245,14 @@ def test_the_checker_rejects_a_plan_over_the_slack() -> None:
     assert slack_violations(102.0, 100.0, 0.02) == []
     assert slack_violations(102.004, 100.0, 0.02) == []
     assert slack_violations(102.01, 100.0, 0.02) == [
-        "slack: the alternative's total cost $102.01 exceeds (1 + 0.02) x the optimum's "
-        "$100.00 = $102.00"
+        "slack: the alternative's total cost $102.01 exceeds the limit $102.00, the optimum's "
+        "$100.00 plus 2.00% of its size"
+    ]
+    # A negative optimum (residual credit above costs): the limit lies above it.
+    assert slack_violations(-98.0, -100.0, 0.02) == []
+    assert slack_violations(-97.99, -100.0, 0.02) == [
+        "slack: the alternative's total cost $-97.99 exceeds the limit $-98.00, the optimum's "
+        "$-100.00 plus 2.00% of its size"
     ]
 
 
@@ -264,8 +270,8 @@ def test_a_plan_over_the_slack_becomes_an_error_result(monkeypatch: pytest.Monke
     assert alt.plan.status is SolveStatus.ERROR
     assert alt.plan.total_cost is None and alt.goal_value is None
     assert alt.plan.diagnostics[-1] == (
-        "slack: the alternative's total cost $285.00 exceeds (1 + 0) x the optimum's "
-        "$240.00 = $240.00"
+        "slack: the alternative's total cost $285.00 exceeds the limit $240.00, the optimum's "
+        "$240.00 plus 0.00% of its size"
     )
 
 
@@ -459,8 +465,8 @@ def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
         "capex −EUR 240, opex +EUR 285"
     )
     assert slack_violations(102.01, 100.0, 0.02, "EUR") == [
-        "slack: the alternative's total cost EUR 102.01 exceeds (1 + 0.02) x the optimum's "
-        "EUR 100.00 = EUR 102.00"
+        "slack: the alternative's total cost EUR 102.01 exceeds the limit EUR 102.00, the "
+        "optimum's EUR 100.00 plus 2.00% of its size"
     ]
     path = tmp_path / "alt.xlsx"
     write_alternatives_workbook(path, result)
@@ -529,3 +535,41 @@ def test_auto_solves_each_goal_with_the_solvers_named_for_it(
         assert solvers[1:] == [second] * len(solvers[1:]), goal
     assert alternative.AUTO_SOLVERS[Goal.MOST_OWNED][1] == "scip"
     assert alternative.AUTO_SOLVERS[Goal.LEAST_RENT][1] == "highs"
+
+
+def test_a_negative_optimum_gets_its_alternatives_within_the_slack_above_it() -> None:
+    # An outside audit's case: one owned GPU (sheet Fleet) serves the month; sold at
+    # the horizon's market value it leaves the plan 679.50 in credit. The limit is
+    # C* + slack x |C*| = -665.91; (1 + slack) x C* = -693.09 lay below the optimum,
+    # so every goal had "no plan within the cost limit".
+    owned = ExistingGpus("G|fleet|1", "G", 1, FleetKind.OWNED, 1000.0, label="Fleet row 2")
+    s = scenario(
+        [gpu("G")],
+        [offer("G", "buy", 1000.0), offer("G", "on_demand", 3.0)],
+        [workload("chat", "realtime_inference", tokens_per_second=100.0)],
+        assumptions=serving_assumptions(
+            residual_value="market",
+            resale_fraction=0.7,
+            resale_decline_per_year=0.3,
+            electricity_per_kwh=0.0,
+            maintenance_per_year=0.0,
+        ),
+        horizon_months=1,
+        fleet=(owned,),
+    )
+    result = run_alternatives(
+        s, SETTINGS, list(Goal), 0.02, jobs=1, estimates=[serving_estimate("G", 500.0)]
+    )
+    # 700 x 0.7 ** (1 / 12): the GPU's market value in month 2.
+    credit = 700.0 * 0.7 ** (1 / 12)
+    assert result.optimum.total_cost == pytest.approx(-credit, abs=HALF_CENT)
+    assert result.cost_limit == pytest.approx(-credit + 0.02 * credit)
+    for alt in result.alternatives:
+        assert alt.plan.status is SolveStatus.OPTIMAL, (alt.goal, alt.plan.diagnostics)
+        assert alt.plan.total_cost is not None
+        assert alt.plan.total_cost <= result.cost_limit + HALF_CENT
+    # Shares are of the optimum's size: costing the same is "+0.0%", not "−0.0%".
+    from optimizer.analysis.alternative_words import describe_change
+
+    words = describe_change(result.optimum, result.alternatives[0].plan)
+    assert words.startswith("same GPUs as the optimum: +0.0% cost"), words

@@ -49,7 +49,7 @@ def describe_change(optimum: Plan, alternative: Plan) -> str:
     other = {t.gpu: t for t in fleet_summary(alternative)}
     changes = _changes(base, other)
     total, best = alternative.total_cost or 0.0, optimum.total_cost or 0.0
-    share = (total - best) / best if best else 0.0
+    share = (total - best) / abs(best) if best else 0.0  # of its size: a dearer plan is "+"
     currency = optimum.currency
     money = (
         f"{share:+.1%} cost ({_signed(total - best, currency)}), capex "

@@ -1,7 +1,7 @@
 """Near-optimal alternatives (``gpumix alternatives``): plans within a slack of the optimum that push a goal.
 
 Solve the optimum (as ``gpumix solve`` does, checked), then for each goal the
-best plan for that goal among plans costing at most ``(1 + slack)`` x the
+best plan for that goal among plans costing at most ``slack`` more than the
 optimum (:mod:`optimizer.solve.alternative`), side by side in spawned worker
 processes when cores allow (data goes to the workers, never a PuLP model).
 Every alternative is checked by the independent checker, which also confirms
@@ -61,7 +61,7 @@ class AlternativesResult:
     slack: float
     optimum: Plan
     optimum_goal_values: dict[Goal, float | None]
-    cost_limit: float | None  # (1 + slack) x the optimum's checked total
+    cost_limit: float | None  # the optimum's checked total + slack x its size
     alternatives: tuple[Alternative, ...]
     diagnostics: tuple[str, ...]
     optimum_seconds: float
@@ -112,7 +112,9 @@ def run_alternatives(
             0,
         )
     optimum_total = check_plan(scenario, optimum, estimates).total_cost
-    limit = (1.0 + slack) * optimum_total
+    # Above the optimum by the slack's share of its size: a total below zero (residual
+    # credit above costs) times (1 + slack) would lie below the optimum itself.
+    limit = optimum_total + slack * abs(optimum_total)
     diagnostics: list[str] = []
     if optimum.status is not SolveStatus.OPTIMAL or (optimum.gap or 0.0) > 0:
         gap = "unknown" if optimum.gap is None else f"{optimum.gap:.3%}"

@@ -73,14 +73,15 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
     best = result.optimum.total_cost
     for label, style, formula in (
         (f"Difference from the optimum ({currency})", Style.MONEY_FORMULA, "{c}-{b}"),
-        ("Difference from the optimum (%)", Style.PERCENT_FORMULA, "({c}-{b})/{b}"),
+        # Of the optimum's size: a negative optimum (credit above costs) keeps the sign.
+        ("Difference from the optimum (%)", Style.PERCENT_FORMULA, "({c}-{b})/ABS({b})"),
     ):
         sheet.text(row, 0, label, Style.LABEL)
         for j, (_label, plan, _alt) in enumerate(cols):
             if plan.total_cost is None or not best:
                 continue
             diff = plan.total_cost - best
-            cached = diff if style is Style.MONEY_FORMULA else diff / best
+            cached = diff if style is Style.MONEY_FORMULA else diff / abs(best)
             text = formula.format(c=a1(total_row, j + 1), b=a1(total_row, 1))
             sheet.formula(row, j + 1, f"={text}", cached, style)
         row += 1
@@ -154,7 +155,7 @@ def _fleet_rows(
 
 def _notes(result: AlternativesResult) -> list[str]:
     lines = [
-        f"Each alternative costs at most (1 + {result.slack:g}) x the optimum's total "
+        f"Each alternative costs at most {result.slack:.2%} of the optimum's total more than it "
         f"(limit {money_text(result.cost_limit or 0.0, result.scenario.assumptions.currency)}), checked by the independent checker; among "
         "the plans best for its goal it is the cheapest.",
         *result.diagnostics,
@@ -178,7 +179,7 @@ def _plan_json(plan: Plan, optimum: Plan) -> dict[str, Any]:
         "gap": plan.gap,
         "total_cost": total,
         "difference": None if total is None or best is None else total - best,
-        "difference_share": None if total is None or not best else (total - best) / best,
+        "difference_share": None if total is None or not best else (total - best) / abs(best),
         "capex": capex_of(plan) if has else None,
         "opex": opex_of(plan) if has else None,
         "peak_power_kw": peak_power_kw(plan) if has else None,

@@ -237,8 +237,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 sheet.formula(
                     pct_row,
                     j + 1,
-                    f"={a1(saving_row, j + 1)}/{a1(cost_row, j + 1)}",
-                    saving / baseline.total_cost,
+                    # Of the alternative's size: a saving stays "+" when its total is negative.
+                    f"={a1(saving_row, j + 1)}/ABS({a1(cost_row, j + 1)})",
+                    saving / abs(baseline.total_cost),
                     Style.PERCENT_FORMULA,
                 )
         for j in range(len(plans)):

@@ -141,7 +141,7 @@ def solve_alternative(
     if (
         first.status is SolveStatus.OPTIMAL
         and optimum_cost is not None
-        and float(pulp.value(cost) or 0.0) <= optimum_cost * (1 + COST_NOISE) + COST_NOISE
+        and float(pulp.value(cost) or 0.0) <= optimum_cost + COST_NOISE * (abs(optimum_cost) + 1)
     ):
         # Its cost gap is the optimum's: no plan costs less than the optimum.
         proven = replace(first, gap=0.0)
