@@ -474,8 +474,9 @@ def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
     labels = [row[0].value for row in sheet.iter_rows() if isinstance(row[0].value, str)]
     assert "Total cost (EUR; the objective)" in labels
     assert not any("USD" in label or "$" in label for label in labels)
-    money = next(r for r in sheet.iter_rows() if r[0].value == "Total cost (EUR; the objective)")
-    assert '"EUR "' in money[1].number_format
+    for label in ("Total cost (EUR; the objective)", "Least capital (EUR)", "Least rent (EUR)"):
+        money = next(r for r in sheet.iter_rows() if r[0].value == label)
+        assert '"EUR "' in money[1].number_format, label
 
 
 def test_goals_solved_longest_first_in_two_workers_come_back_in_the_goals_order() -> None:

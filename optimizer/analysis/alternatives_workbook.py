@@ -101,7 +101,10 @@ def alternatives_sheet(result: AlternativesResult) -> SheetModel:
     for goal, info in GOALS.items():
         sheet.text(row, 0, f"{info.label} ({unit_in(info.unit, currency)})", Style.LABEL)
         for j, (_label, plan, _alt) in enumerate(cols):
-            style = Style.INTEGER if info.whole else Style.NUMBER
+            # Money goals carry the workbook's currency, as every money cell does.
+            style = (
+                Style.MONEY if info.unit == "USD" else Style.INTEGER if info.whole else Style.NUMBER
+            )
             sheet.number(row, j + 1, goal_value(plan, goal), style)
         row += 1
     row = _fleet_rows(sheet, row + 1, cols)
