@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from optimizer.currency import money_text
 from optimizer.futures_result import FuturesResult
 from optimizer.reports.futures_words import describe_future, describe_shared
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
@@ -170,10 +171,14 @@ def _headline(sheet: SheetModel, result: FuturesResult, row: int, rows: dict[str
 def _notes(result: FuturesResult) -> list[str]:
     d = result.futures.decide_by_month
     gap = "" if result.gap is None else f", proven gap {result.gap:.2%}"
+    checked = (
+        f" Every future's plan was checked by the independent checker, and so was the "
+        f"sharing of every decision up to month {d}."
+        if result.status.has_plan
+        else " There is no shared plan, so nothing was checked; the notes below say why."
+    )
     lines = [
-        f"Solved: {result.status.value}{gap}. Every future's plan was checked by the "
-        "independent checker, and so was the sharing of every decision up to month "
-        f"{d}.",
+        f"Solved: {result.status.value}{gap}.{checked}",
         "Shared: every purchase, sale and reservation start up to the month above. After it, "
         "each future buys, rents and sells for itself.",
         "Regret: how much more the shared plan costs in a future than the plan made for that "
@@ -182,7 +187,8 @@ def _notes(result: FuturesResult) -> list[str]:
         "to the month above are kept and the rest re-planned in each future.",
     ]
     if result.futures.max_regret is not None:
-        lines.append(f"Regret bounded by {result.futures.max_regret:,.2f} in every future.")
+        bound = money_text(result.futures.max_regret, result.currency)
+        lines.append(f"Regret bounded by {bound} in every future.")
     if result.futures.max_regret_share is not None:
         lines.append(
             f"Regret bounded by {result.futures.max_regret_share:.1%} of each future's own optimum."

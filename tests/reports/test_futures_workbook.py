@@ -187,3 +187,23 @@ def test_shared_decisions_are_the_nonzero_ones_up_to_the_month_in_order() -> Non
         (2, SharedAction.BUY, 1),
         (2, SharedAction.SELL, 1),
     ]
+
+
+def test_the_notes_say_what_was_checked_and_give_a_regret_bound_in_the_currency(
+    result: FuturesResult,
+) -> None:
+    from optimizer.reports.futures_workbook import _notes
+
+    capped = replace(result, futures=replace(result.futures, max_regret=400.0))
+    notes = _notes(capped)
+    assert notes[0] == (
+        "Solved: optimal, proven gap 0.00%. Every future's plan was checked by the independent "
+        "checker, and so was the sharing of every decision up to month 1."
+    )
+    assert "Regret bounded by $400.00 in every future." in notes
+    # No shared plan (an outside audit's case: a regret bound no plan meets).
+    none = replace(capped, status=SolveStatus.INFEASIBLE, gap=None, outcomes=(), shared=())
+    assert _notes(none)[0] == (
+        "Solved: infeasible. There is no shared plan, so nothing was checked; the notes below "
+        "say why."
+    )
