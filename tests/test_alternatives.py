@@ -474,6 +474,11 @@ def test_alternatives_label_money_in_the_workbooks_currency(tmp_path) -> None:
     labels = [row[0].value for row in sheet.iter_rows() if isinstance(row[0].value, str)]
     assert "Total cost (EUR; the objective)" in labels
     assert not any("USD" in label or "$" in label for label in labels)
+    (limit_note,) = [label for label in labels if label.startswith("Each alternative costs")]
+    assert limit_note.startswith(
+        f"Each alternative costs at most the optimum's total plus {result.slack:.2%} of its "
+        "size (limit EUR "
+    )
     for label in ("Total cost (EUR; the objective)", "Least capital (EUR)", "Least rent (EUR)"):
         money = next(r for r in sheet.iter_rows() if r[0].value == label)
         assert '"EUR "' in money[1].number_format, label

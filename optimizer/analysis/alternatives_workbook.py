@@ -158,7 +158,7 @@ def _fleet_rows(
 
 def _notes(result: AlternativesResult) -> list[str]:
     lines = [
-        f"Each alternative costs at most {result.slack:.2%} of the optimum's total more than it "
+        f"Each alternative costs at most the optimum's total plus {result.slack:.2%} of its size "
         f"(limit {money_text(result.cost_limit or 0.0, result.scenario.assumptions.currency)}), checked by the independent checker; among "
         "the plans best for its goal it is the cheapest.",
         *result.diagnostics,
