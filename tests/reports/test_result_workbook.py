@@ -167,6 +167,20 @@ def test_summary_savings_against_baselines(tmp_path: Path) -> None:
     assert all(r[0] != "rent only: note" for r in ws.iter_rows(values_only=True))
 
 
+def test_a_saving_against_a_baseline_below_zero_stays_positive(tmp_path: Path) -> None:
+    # A baseline whose residual credit outweighs its costs has a negative total; the
+    # share is of its size, so a plan that saves money shows a positive percentage.
+    plan = replace(fake_plan(), total_cost=-2_000.0)
+    run = fake_run(plan)
+    rent = replace(run.baselines[plan.name]["rent only"], total_cost=-1_500.0)
+    run = replace(run, baselines={plan.name: {**run.baselines[plan.name], "rent only": rent}})
+    ws = _values(_write(tmp_path, run))["Summary"]
+    assert _row_by_label(ws, "rent only: saving (USD)")[0] == pytest.approx(500.0, abs=CENT)
+    assert _row_by_label(ws, "rent only: saving (% of the alternative)")[0] == pytest.approx(
+        500.0 / 1_500.0
+    )
+
+
 def test_a_baseline_stopped_by_the_time_limit_says_its_saving_is_a_bound(tmp_path: Path) -> None:
     plan = fake_plan()
     run = fake_run(plan)
