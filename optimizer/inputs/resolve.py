@@ -55,6 +55,7 @@ def default_settings(workbook: WorkbookData) -> Settings:
         if row.value is not None:
             values[row.key] = row.value
             sources[row.key] = f"Assumptions sheet: {row.source or 'no source given'}"
+    _residual_rule_of_credit(values, sources)
     return Settings(assumptions=replace(Assumptions(), **values), assumption_sources=sources)
 
 
@@ -73,12 +74,31 @@ def apply_overrides(
     if "residual_value" in new_assumptions and "credit_residual_value" not in new_assumptions:
         # A later residual_value replaces v1's key set at an earlier level.
         new_assumptions["credit_residual_value"] = None
+    _residual_rule_of_credit(new_assumptions, sources)
     return replace(
         settings,
         **values,
         assumptions=replace(settings.assumptions, **new_assumptions),
         assumption_sources=sources,
         origins=origins,
+    )
+
+
+def _residual_rule_of_credit(assumptions: dict[str, Any], sources: dict[str, str]) -> None:
+    """Where v1's ``credit_residual_value`` is given, ``residual_value`` says the rule it means.
+
+    TRUE is ``book`` and FALSE ``none`` (model v2 §E). Set at the same level,
+    so a scenario's TRUE over the Assumptions sheet's ``market`` shows as
+    ``book`` in the Audit sheet, with the scenario as its source, not as the
+    sheet's ``market`` that no longer applies.
+    """
+    credit = assumptions.get("credit_residual_value")
+    if credit is None:
+        return
+    assumptions["residual_value"] = "book" if credit else "none"
+    given = "TRUE" if credit else "FALSE"
+    sources["residual_value"] = (
+        f"{sources['credit_residual_value']} (credit_residual_value {given})"
     )
 
 

@@ -6,6 +6,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from optimizer.cli import main
@@ -471,6 +472,40 @@ def test_residual_value_set_later_replaces_the_v1_key_set_earlier(
     assert market.assumptions.residual_rule.value == "market"
     assert market.assumption_sources["residual_value"] == "eu.yaml, line 4"
     assert kept.assumptions.residual_rule.value == "none"
+
+
+def test_the_v1_key_set_later_shows_as_the_rule_it_means_in_the_audit(
+    tmp_path: Path, write_workbook: Callable[..., Path]
+) -> None:
+    # The sheet says market; the scenario file says v1's TRUE (book). The plan
+    # credits book value, and the Audit sheet must not say "market".
+    sheets = valid_sheets()
+    sheets["Assumptions"].append(["residual_value", "market", "finance: resale"])
+    write_workbook(sheets)
+    path = _write(
+        tmp_path,
+        """\
+        workbook: input.xlsx
+        scenarios:
+          - name: book
+            assumptions: {credit_residual_value: true}
+          - name: none
+            assumptions: {credit_residual_value: false}
+          - name: kept
+        """,
+    )
+    book, none, kept = load_input(path).scenarios
+    assert (book.assumptions.residual_value, none.assumptions.residual_value) == ("book", "none")
+    assert book.assumption_sources["residual_value"] == (
+        "eu.yaml, line 4 (credit_residual_value TRUE)"
+    )
+    assert kept.assumptions.residual_value == "market"
+    assert kept.assumption_sources["residual_value"] == "Assumptions sheet: finance: resale"
+    out = tmp_path / "out.xlsx"
+    assert main(["solve", str(path), "--scenario", "book", "--output", str(out), "--quiet"]) == 0
+    audit = openpyxl.load_workbook(out, read_only=True)["Audit"]
+    rows = {r[1]: r for r in audit.iter_rows(values_only=True) if r[0] == "book"}
+    assert rows["residual_value"][2:5:2] == ("book", "eu.yaml, line 4 (credit_residual_value TRUE)")
 
 
 def test_both_residual_keys_in_one_scenario_is_an_error(
