@@ -5,18 +5,22 @@ as blank. A user who merged ``A2:A3`` to say "both rows are H100" sees "cell A3
 is blank" and a cell that shows H100. Takes the workbook and its problems;
 hands on the problems with each such "is blank" saying which cells are merged
 and what to do. The sheets' XML is read only when some cell is blank.
+:func:`merged_data_problems` refuses the merges that would otherwise pass
+unnoticed: over optional cells, whose blank means a default or no limit.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from optimizer.errors import Problem
+from optimizer.inputs.cells import column_letter
 from optimizer.inputs.grid import _column_index, _sheet_parts
+from optimizer.inputs.tables import SheetTable
 
 _MERGE = re.compile(
     rb"""<(?:\w+:)?mergeCell\b[^>]*?\bref=["']([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)["']"""
@@ -39,6 +43,71 @@ def explain_merged_blanks(path: Path, problems: Sequence[Problem]) -> list[Probl
         found = _holding(merged.get(p.sheet or "", ()), p.cell) if id(p) in ids else None
         out.append(p if found is None else replace(p, message=f"is blank ({found})"))
     return out
+
+
+def merged_data_problems(
+    path: Path,
+    tables: Sequence[SheetTable],
+    grids: Mapping[str, list[list[object]]],
+    problems: Sequence[Problem],
+) -> list[Problem]:
+    """One problem for each merged range whose value would be lost on rows it spans.
+
+    A range whose first cell holds a value and that covers another column's
+    cell in a data row: that cell reads as blank, which in an optional
+    column means the default or no limit, the opposite of what the merge
+    shows (a cap of 2 merged over six rows caps one). Ranges already named by
+    a "blank" problem (a required cell) are not reported twice.
+    """
+    merged = _merged_ranges(path, {t.name for t in tables})
+    said = {(p.sheet, p.cell) for p in problems}
+    found = []
+    for t in tables:
+        data_rows = {row for row, _values in t.rows}
+        grid = grids.get(t.name, [])
+        known = set(t.columns.values())
+        for first_col, first_row, last_col, last_row, text in merged.get(t.name, ()):
+            value = _value_at(grid, first_row, first_col)
+            covered = [
+                (col, row)
+                for row in range(first_row, last_row + 1)
+                for col in range(first_col, last_col + 1)
+                if (col, row) != (first_col, first_row) and row in data_rows and col in known
+            ]
+            if value is None or not covered:
+                continue
+            cells = {(t.name, f"{column_letter(c)}{r}") for c, r in covered}
+            if cells & said:
+                continue
+            col, row = covered[0]
+            first = text.split(":")[0]
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            found.append(
+                Problem(
+                    file=str(path),
+                    sheet=t.name,
+                    row=row,
+                    column=t.header[col],
+                    cell=f"{column_letter(col)}{row}",
+                    message=(
+                        f"is blank: cells {text} are merged and only {first} holds a value "
+                        f"({value}); the other cells read as blank (the default, or no limit)"
+                    ),
+                    expected=(
+                        f"the merge undone and each {'row' if first_row != last_row else 'cell'} "
+                        "filled, or left blank for its default"
+                    ),
+                )
+            )
+    return found
+
+
+def _value_at(grid: list[list[object]], row: int, col: int) -> object:
+    if row - 1 < len(grid) and col < len(grid[row - 1]):
+        value = grid[row - 1][col]
+        return None if value is None or (isinstance(value, str) and not value.strip()) else value
+    return None
 
 
 def _holding(ranges: Iterable[Merged], cell: str | None) -> str | None:

@@ -36,7 +36,7 @@ from optimizer.inputs.fleet_rows import FleetEntry
 from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
-from optimizer.inputs.merged import explain_merged_blanks
+from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -150,6 +150,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             )
         ) from exc
     problems: list[Problem] = []
+    read_tables: list[SheetTable] = []
 
     def table(sheet: Sheet | str) -> SheetTable | None:
         sheet_name = sheet if isinstance(sheet, str) else sheet.name
@@ -173,6 +174,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             known += list(ASSUMPTION_KEYS)
         t, found = _table(file, actual, grids[actual], unreadable[actual], known)
         problems.extend(found)
+        read_tables.append(t)
         if isinstance(sheet, Sheet):
             problems.extend(_missing_columns(file, t, sheet))
         return t
@@ -232,6 +234,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         measurement_rows=measurement_rows,
         warnings=tuple(_near_miss_sheets(file, names)),
     )
+    problems.extend(merged_data_problems(path, read_tables, grids, problems))
     return data, explain_merged_blanks(path, problems)
 
 

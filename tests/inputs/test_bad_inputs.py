@@ -1325,6 +1325,30 @@ def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
     )
 
 
+def test_a_merge_over_optional_cells_is_refused_not_read_as_no_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cap of 16 merged over rows 3-5 shows as every offer's cap, but only row 3 holds
+    it: rows 4 and 5 would read as "no limit" (the audit's case). A merge over blank cells
+    (E6:F6 of the spot row) loses nothing and stays allowed."""
+    sheets = set_cell(valid_sheets(), "Prices", 3, "max_units", 16)
+    path = write_sheets(tmp_path / "input.xlsx", sheets)
+    book = openpyxl.load_workbook(path)
+    book["Prices"].merge_cells("E3:E5")
+    book["Prices"].merge_cells("E6:F6")  # blank cells: nothing is lost
+    book.save(path)
+    before = sha256(path)
+    err = _validate_fails(path, capsys)
+    assert err == (
+        "1 problem in the input:\n"
+        "  - input.xlsx, sheet Prices, cell E4, column max_units: is blank: cells E3:E5 are "
+        "merged and only E3 holds a value (16); the other cells read as blank (the default, "
+        "or no limit); expected the merge undone and each row filled, or left blank for its "
+        "default\n"
+    )
+    assert sha256(path) == before
+
+
 def test_a_measured_training_width_need_not_divide_max_per_node(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
