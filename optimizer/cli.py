@@ -104,10 +104,10 @@ def _output_path(path: Path, inputs: Sequence[Path] = (), *, in_place_hint: bool
 def _checked_output(path: Path, inputs: Sequence[Path], *, in_place_hint: bool) -> Path:
     problems = []
     resolved = path.resolve()
-    if path.suffix.lower() != ".xlsx":
-        problems.append("the output must be an .xlsx workbook")
-    elif path.is_dir():
+    if path.is_dir():
         problems.append("the output is a folder; give a file name ending in .xlsx")
+    elif path.suffix.lower() != ".xlsx":
+        problems.append("the output must be an .xlsx workbook")
     elif resolved.parent.exists() and not resolved.parent.is_dir():
         problems.append(f"{resolved.parent} is a file, not a folder")
     elif not resolved.parent.is_dir():
@@ -122,7 +122,10 @@ def _checked_output(path: Path, inputs: Sequence[Path], *, in_place_hint: bool) 
     else:
         problems += output_problems(path, inputs)
     if problems:
-        raise InputError([Problem(file=str(path), message=f"usage: {m}") for m in problems])
+        # As typed: "." or "/" has no file name to show.
+        raise InputError(
+            [Problem(file=str(path), message=f"usage: {m}", file_as_typed=True) for m in problems]
+        )
     return path
 
 
