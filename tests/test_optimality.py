@@ -623,6 +623,46 @@ def existing_only(rng: random.Random) -> Case:
     return chat_and_job(s, "tune", 2, rng.choice([40.0, 120.0]))
 
 
+def no_place(rng: random.Random) -> Case:
+    """Pairs allowed by their estimates whose places cannot hold one unit in some
+    month: an offer capped below the 2-GPU replica and gang, a reservation whose term
+    does not fit the horizon, an offer that arrives after month 1. The demand rows of
+    such a month have no variable at all: the model must find no plan there (it used
+    to drop those rows and return a plan serving nothing), as the enumeration does, and
+    use the one adequate place where there is one."""
+    small = rng.choice(
+        [
+            [offer("G", "on_demand", 2.0, max_units=1)],
+            [offer("G", "reserved", 1.0, term_months=3)],
+            [offer("G", "on_demand", 2.0, available_from=3)],
+            [offer("G", "buy", 500.0, max_units=1)],
+        ]
+    )
+    adequate = rng.choice(
+        [
+            [],
+            [offer("G", "on_demand", 2.5, 2)],
+            [offer("G", "on_demand", 2.5, 2, available_from=2)],  # month 1 has none
+            [offer("G", "reserved", 1.2, 2, term_months=2)],
+        ]
+    )
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=2)],
+        small + adequate,
+        [
+            workload("chat", "realtime_inference", tokens_per_second=rng.choice([300.0, 700.0])),
+            workload("tune", "batch_inference"),
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=2,
+    )
+    estimates = (
+        serving_estimate("chat", "G", {2: 900.0}),
+        job_estimate("tune", "G", 2, rng.choice([40.0, 120.0])),
+    )
+    return Case("", s, estimates)
+
+
 FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "serving": serving_replicas,
     "gangs": gangs_and_singles,
@@ -635,6 +675,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "resale": resale,
     "existing": existing,
     "existing_only": existing_only,
+    "no_place": no_place,
 }
 
 

@@ -13,9 +13,12 @@ A gang of ``n = k × copies_per_gang`` GPUs runs wholly in one place:
   them is uncapped);
 - an existing reservation (``Fleet``) holds its ``count`` GPUs.
 
-Only the scenario's offers count, whatever their ``available_from``. A type
-without any place for the workload stays allowed: the model simply cannot
-use it, as for any pair without offers.
+Only places that can hold GPUs in some month of the workload's window count:
+an offer from its ``available_from``, a reservation whose whole term fits in
+the horizon (as the model's starts do), an existing reservation while it
+runs. A type without any place for the workload stays allowed: the model
+simply cannot use it, as for any pair without offers (a demand row it leaves
+empty makes the scenario infeasible, and the diagnosis says which).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from optimizer.estimate.gangs import copies_per_gang
 def _places(scenario: Scenario, workload: Workload, gpu: Gpu) -> list[tuple[str, int | None]]:
     """Every place of ``gpu`` the workload may use: (description, GPUs it holds or None)."""
     places: list[tuple[str, int | None]] = []
-    buys = scenario.offers_of(gpu.name, OfferOption.BUY)
+    window = workload.window(scenario.horizon_months)
+    usable = [o for o in scenario.offers_of(gpu.name) if _holds_in(o, window, scenario)]
+    buys = [o for o in usable if o.option is OfferOption.BUY]
     # Owned Fleet rows are in the house from month 1; an existing reservation is
     # a reserved place of its own (model v2 §E).
     owned = [r for r in scenario.fleet if r.gpu == gpu.name and r.kind is FleetKind.OWNED]
@@ -45,18 +50,30 @@ def _places(scenario: Scenario, workload: Workload, gpu: Gpu) -> list[tuple[str,
                 f"the house, with {existing} existing GPUs and buy offers allowing {bought} more"
             )
         places.append((where, house))
-    for o in scenario.offers_of(gpu.name):
+    for o in usable:
         if o.option is OfferOption.BUY:
             continue
         if o.option is OfferOption.SPOT and not workload.interruptible:
             continue
         places.append((f"{_offer_name(o)} with max_units {o.max_units}", o.max_units))
     for r in scenario.fleet:
-        if r.gpu == gpu.name and r.kind is FleetKind.RESERVED:
+        running = r.months_left is None or r.months_left >= window.start
+        if r.gpu == gpu.name and r.kind is FleetKind.RESERVED and running:
             places.append(
                 (f"the existing reservation {r.label or r.source_id} of {r.count} GPUs", r.count)
             )
     return places
+
+
+def _holds_in(o: Offer, window: range, scenario: Scenario) -> bool:
+    """Whether ``o`` can hold GPUs in some month of ``window`` (the model's own rule)."""
+    first, last = window.start, window.stop - 1
+    if o.option is not OfferOption.RESERVED:
+        return o.available_from <= last
+    term = o.term_months or 0
+    # The earliest start whose term reaches the window; the whole term must fit.
+    start = max(o.available_from, first - term + 1)
+    return start <= min(last, scenario.horizon_months - term + 1)
 
 
 def _offer_name(o: Offer) -> str:

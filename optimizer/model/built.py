@@ -76,6 +76,7 @@ class BuiltModel:
     family_rows: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     lp_row_names: set[str] = field(default_factory=set)
     elastic: frozenset[str] = frozenset()
+    zero: pulp.LpVariable | None = None  # see nothing()
     # Bound stock levels by what one place of this scenario can use (model/bounds.py).
     # Off in the futures' models: a shared level may hold what only another future uses.
     bound_levels_by_use: bool = True
@@ -188,11 +189,22 @@ class BuiltModel:
         if name in self.lp_row_names or full_key in self.row_names:
             raise SolveError(f"internal error: LP row name {name!r} used twice")
         self.lp_row_names.add(name)
+        if not terms and _violated_by_zero(sense, rhs):
+            # Nothing can meet it (no place holds the work, say): solvers drop a row
+            # without variables and would report a plan that skips it. A variable
+            # fixed at 0 keeps the row, so the model is infeasible and diagnosed.
+            terms = [(self.nothing(), 1.0)]
         row = pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, name, rhs)
         self.problem.addConstraint(row)
         self.row_names[full_key] = name
         self.family_rows[family].append(name)
         return row
+
+    def nothing(self) -> pulp.LpVariable:
+        """A variable fixed at 0, for rows no decision can meet (one per model)."""
+        if self.zero is None:
+            self.zero = self.problem.add_variable("nothing", lowBound=0, upBound=0)
+        return self.zero
 
     def add_shortfall(self, group: str, key: Key, weight: float) -> pulp.LpVariable | None:
         """An elastic slack for ``key`` when ``group`` is relaxed, else None."""
@@ -203,6 +215,15 @@ class BuiltModel:
         self.shortfalls[key] = var
         self.shortfall_weights[key] = weight
         return var
+
+
+def _violated_by_zero(sense: int, rhs: float) -> bool:
+    """Whether ``0 sense rhs`` fails: a row without variables that no plan meets."""
+    if sense == pulp.LpConstraintGE:
+        return rhs > 0
+    if sense == pulp.LpConstraintLE:
+        return rhs < 0
+    return rhs != 0
 
 
 def _merge(terms: Iterable[tuple[pulp.LpVariable, float]]) -> Terms:

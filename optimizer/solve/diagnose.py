@@ -287,7 +287,20 @@ def _binding_caps(built: BuiltModel, w: Workload) -> str:
     ]
     if late:
         parts.append("available only " + ", ".join(late))
+    if not _has_variables(built, w):
+        unit = "replica" if w.kind is Kind.REALTIME_INFERENCE else "gang"
+        parts.append(
+            f"no place of its GPU types can hold one whole {unit} in its months "
+            "(each is smaller, or not there then)"
+        )
     return (" because " + " and ".join(parts)) if parts else ""
+
+
+def _has_variables(built: BuiltModel, w: Workload) -> bool:
+    """Whether the model has any work or replica of ``w`` (none: no place holds one unit)."""
+    if any(items for (name, _g), items in built.work_of.items() if name == w.name):
+        return True
+    return any(key[0] == w.name for key in built.replicas)
 
 
 def _at_cap(built: BuiltModel, o: Offer, H: float) -> bool:

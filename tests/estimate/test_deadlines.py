@@ -218,3 +218,38 @@ def test_the_house_counts_existing_and_bought_gpus_in_the_reason() -> None:
     assert est.reason.endswith(
         "the largest place is the house, with 16 existing GPUs and buy offers allowing 4 more"
     )
+
+
+def test_only_places_that_can_hold_gpus_in_the_window_count() -> None:
+    """The audit's case: reservations whose term does not fit the horizon, and an offer
+    available after the window, were counted, so the pair stayed allowed with no place
+    the model could use (which made its demand rows empty)."""
+    w = _job()  # a 24-GPU gang; months 1-2 of a 2-month horizon
+    offers = [
+        offer("H100", "on_demand", 3.0, max_units=16, row=5),
+        offer("H100", "reserved", 2.0, term_months=12, row=7),  # no 12-month term fits
+        offer("H100", "on_demand", 3.5, 2, available_from=3, row=8),  # after the horizon
+    ]
+    s = scenario([H100], offers, [w], JOB_MEASURED, horizon_months=2)
+    est = estimate_pair(s, w, H100)
+    assert not est.allowed
+    assert est.reason.endswith("the largest place is on_demand row 5 with max_units 16")
+    # With a horizon the reservation fits in, it holds the gang.
+    longer = scenario([H100], offers, [w], JOB_MEASURED, horizon_months=12)
+    assert estimate_pair(longer, w, H100).allowed
+
+
+def test_an_existing_reservation_that_ends_before_the_window_is_no_place() -> None:
+    late = _job(start_month=4, end_month=6)
+    s = scenario([H100], [], [late], JOB_MEASURED, fleet=_fleet(("reserved", 24, 3)))
+    assert estimate_pair(s, late, H100).allowed  # no place at all: the model says no plan
+    s = scenario(
+        [H100],
+        [offer("H100", "on_demand", 3.0, max_units=16, row=5)],
+        [late],
+        JOB_MEASURED,
+        fleet=_fleet(("reserved", 24, 3)),
+    )
+    assert estimate_pair(s, late, H100).reason.endswith(
+        "the largest place is on_demand row 5 with max_units 16"
+    )

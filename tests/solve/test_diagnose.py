@@ -194,6 +194,35 @@ def test_too_few_replicas_fit_for_min_replicas() -> None:
     )
 
 
+def test_no_place_holds_a_replica_is_no_plan_not_an_internal_error() -> None:
+    """The audit's case: every replica needs 2 GPUs and the only offer holds 1 at once.
+    The model has no replica variable, so its demand rows had no variable either; the
+    solver dropped them and returned a plan that serves nothing, which the checker then
+    refused as an internal error. Now the scenario has no plan, and says why."""
+    s = scenario(
+        [gpu("L4", vram_gb=24.0)],
+        [offer("L4", "on_demand", 0.6, max_units=1)],
+        [workload("chat", "realtime_inference", params_b=8, tokens_per_second=1_500.0)],
+        [measured("chat", "L4", gpus_per_replica=2, tokens_per_second_per_replica=1_000.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "chat short of 1,875 tokens/s of serving capacity (demand / target_load 80%) in "
+        f"months 1–2 because {NO_PLACE}",
+        f"chat short of 1 of its 1 replicas (min_replicas) in months 1–2 because {NO_PLACE}",
+    )
+
+
+NO_PLACE = (
+    "no place of its GPU types can hold one whole replica in its months (each is smaller, "
+    "or not there then)"
+)
+
+
 def test_training_short_of_gpu_hours() -> None:
     s = scenario(
         [gpu("H100")],
