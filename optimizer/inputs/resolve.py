@@ -6,8 +6,8 @@ assumption's source is kept (``Scenario.assumption_sources``). After every
 override, each scenario is checked on its own: windows inside its horizon,
 a recurring run's deadline inside a month, and ``params_b`` given wherever
 a GPU type of the scenario would need the estimate. References in the
-scenario file (base, names, offers) are checked here, because only here are
-the workbook and the file seen together.
+scenario file (base, names, offers) are checked here (``scenario_refs``),
+because only here are the workbook and the file seen together.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from typing import Any
 
 from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption, Scenario, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.cells import Where, suggestion
+from optimizer.inputs.cells import Where
 from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
-from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet, unknown_gpu_problems
+from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.futures_attach import with_futures
 from optimizer.inputs.reader import WorkbookData
-from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
+from optimizer.inputs.scenario_file import PriceChange, ScenarioFile
+from optimizer.inputs.scenario_refs import entry_problems
 from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
 
@@ -348,93 +349,6 @@ def _params_problems(
     return problems
 
 
-# ---------------------------------------------------------------- scenario file references
-
-
-def _entry_problems(
-    entry: ScenarioEntry, workbook: WorkbookData, bases: Sequence[str]
-) -> list[Problem]:
-    where = entry.where
-    problems = []
-    # A base whose row has problems of its own was reported with them.
-    if (
-        entry.base is not None
-        and entry.base not in bases
-        and entry.base not in workbook.scenario_names
-    ):
-        problems.append(
-            where.at(
-                "base",
-                f"no scenario {entry.base!r} in the workbook{suggestion(entry.base, bases)}",
-                entry.base,
-                "one of " + ", ".join(bases),
-            )
-        )
-    added = {w.name for w in entry.add_workloads}
-    for name in entry.settings.get("workloads", ()):
-        if name not in workbook.workload_names and name not in added:
-            problems.append(
-                where.at(
-                    "workloads",
-                    f"no workload {name!r} in the workbook{suggestion(name, workbook.workload_names)}",
-                    name,
-                    "a name from sheet Workloads",
-                )
-            )
-    for name in entry.settings.get("exclude_gpus", ()):
-        if name not in workbook.gpu_names:
-            problems.append(
-                where.at(
-                    "exclude_gpus",
-                    f"no GPU type {name!r} in the workbook{suggestion(name, workbook.gpu_names)}",
-                    name,
-                    "a name from sheet GPUs",
-                )
-            )
-    problems.extend(unknown_gpu_problems(entry.fleet, workbook.gpu_names))
-    seen: dict[tuple[str, str], int] = {}
-    for change in entry.prices:
-        key = (change.gpu, change.option.value)
-        if key in seen:
-            problems.append(
-                change.where.whole(
-                    f"a second price change for {change.gpu} {change.option.value} (first on line {seen[key]})"
-                )
-            )
-        seen.setdefault(key, change.where.line)
-        if change.gpu not in workbook.gpu_names:
-            problems.append(
-                change.where.at(
-                    "gpu",
-                    f"no GPU type {change.gpu!r} in the workbook{suggestion(change.gpu, workbook.gpu_names)}",
-                    change.gpu,
-                    "a name from sheet GPUs",
-                )
-            )
-        elif not any(o.gpu == change.gpu and o.option is change.option for o in workbook.offers):
-            problems.append(
-                change.where.at(
-                    "option",
-                    f"the workbook has no {change.option.value} offer for {change.gpu}",
-                    change.option.value,
-                    "an option the Prices sheet offers for this GPU type",
-                )
-            )
-    for w in entry.add_workloads:
-        if w.name in workbook.workload_names:
-            row = workbook.workload_rows.get(w.name)
-            at = f" (sheet Workloads, row {row.row})" if row is not None else ""
-            problems.append(
-                entry.add_workload_wheres[w.name].at(
-                    "workload",
-                    f"a workload of this name is already in the workbook{at}",
-                    w.name,
-                    "a new name",
-                )
-            )
-    return problems
-
-
 # ---------------------------------------------------------------- entry points
 
 
@@ -459,7 +373,7 @@ def check_scenarios(
         files = (scenario_file.path, workbook.path)
         bases = list(row_settings)
         for entry in scenario_file.scenarios:
-            found = _entry_problems(entry, workbook, bases)
+            found = entry_problems(entry, workbook, bases)
             problems.extend(found)
             if (
                 found
