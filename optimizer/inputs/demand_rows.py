@@ -88,6 +88,36 @@ def demand_problems(
     return problems
 
 
+def checkable_rows(
+    rows: Sequence[DemandRow],
+    workloads: Mapping[str, Workload],
+    horizon: int | None,
+    names_unsure: bool = False,
+) -> list[DemandRow]:
+    """The rows of a scenario file entry whose problems can be told for sure.
+
+    Without its horizon (``horizon_months`` or the base had problems), a row before
+    the start of a window that runs to the horizon is left out: its message names
+    the horizon. With ``names_unsure`` (an added workload had problems), so is a
+    row naming a workload not known: it may be the one added.
+    """
+    kept = []
+    for row in rows:
+        w = workloads.get(row.workload)
+        if w is None and names_unsure:
+            continue
+        if (
+            w is not None
+            and horizon is None
+            and w.end_month is None
+            and not w.kind.is_training
+            and row.month < w.start_month
+        ):
+            continue
+        kept.append(row)
+    return kept
+
+
 def with_demand(
     workloads: Iterable[Workload], *layers: Sequence[DemandRow], horizon: int
 ) -> tuple[Workload, ...]:

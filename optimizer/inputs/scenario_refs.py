@@ -4,7 +4,7 @@ Takes one entry of the file (``scenario_file``) and the workbook; hands on a
 problem for each name the workbook lacks, each offer a price change would not
 find, each price change given twice and each added workload the workbook
 already has. Checked for every entry, its entries with problems of their own
-too.
+too (``scenario_sound`` keeps the GPU type of a price or fleet entry dropped).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def entry_problems(
                     "a name from sheet GPUs",
                 )
             )
-    problems.extend(unknown_gpu_problems(entry.fleet, workbook.gpu_names))
+    problems.extend(unknown_gpu_problems(entry.fleet_gpus, workbook.gpu_names))
     seen: dict[tuple[str, str], int] = {}
     for change in entry.prices:
         key = (change.gpu, change.option.value)
@@ -87,6 +87,8 @@ def entry_problems(
                     "an option the Prices sheet offers for this GPU type",
                 )
             )
+    # Price changes dropped for problems of their own still name a GPU type.
+    problems.extend(unknown_gpu_problems(entry.price_gpus, workbook.gpu_names))
     for w in entry.add_workloads:
         if w.name in workbook.workload_names:
             row = workbook.workload_rows.get(w.name)
