@@ -18,6 +18,7 @@ from optimizer.domain import Scenario, Workload
 from optimizer.errors import Problem
 from optimizer.futures import PROBABILITY_TOLERANCE, Futures, FutureSpec, PriceFactor
 from optimizer.inputs.cells import Where, suggestion
+from optimizer.inputs.scenario_sound import maybe_added
 
 SETTINGS = ("decide_by_month", "max_regret", "max_regret_share")  # per scenario, not per future
 SCALED = "a realtime_inference or batch_inference workload"
@@ -159,7 +160,7 @@ def _workload_problems(
     for n in named:
         w = planned.get(n.name)
         if ("workloads" in unsure and n.name in known) or (
-            "add_workloads" in unsure and n.name not in known
+            n.name not in known and maybe_added(n.name, unsure)
         ):
             continue  # the workloads planned, or the names added, are not known for sure
         if w is None and n.name in known:

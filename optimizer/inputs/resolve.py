@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from optimizer.inputs.futures_attach import with_futures
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.scenario_refs import entry_problems
+from optimizer.inputs.scenario_sound import maybe_added
 from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
 
@@ -405,7 +407,7 @@ def check_scenarios(
                 else None
             )
             file_rows = checkable_rows(
-                entry.demand, known, horizon, "add_workloads" in entry.unsure
+                entry.demand, known, horizon, partial(maybe_added, unsure=entry.unsure)
             )
             problems.extend(demand_problems(file_rows, known, horizon))
             if own is None:

@@ -52,6 +52,7 @@ from optimizer.inputs.scenario_sound import (
     dropped_gpus,
     hidden_price_problems,
     sound_part,
+    unsure_added,
 )
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -273,7 +274,7 @@ def _scenario(
     unsure.update(p.about for p in found if p.about)
     added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
     problems.extend(found)
-    unsure.update(["add_workloads"] if found else [])
+    unsure.update(unsure_added(raw.get("add_workloads"), wheres) if found else ())
     model = sound.model
     if model is None:
         return None, problems

@@ -16,6 +16,7 @@ from optimizer.inputs.cells import suggestion
 from optimizer.inputs.fleet_rows import unknown_gpu_problems
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import ScenarioEntry
+from optimizer.inputs.scenario_sound import maybe_added
 
 
 def entry_problems(
@@ -39,7 +40,11 @@ def entry_problems(
         )
     added = {w.name for w in entry.add_workloads}
     for name in entry.settings.get("workloads", ()):
-        if name not in workbook.workload_names and name not in added:
+        if (
+            name not in workbook.workload_names
+            and name not in added
+            and not maybe_added(name, entry.unsure)  # its entry's problems were reported
+        ):
             problems.append(
                 where.at(
                     "workloads",

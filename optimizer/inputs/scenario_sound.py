@@ -12,7 +12,7 @@ depend on them are skipped rather than run on a guess (``resolve``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,6 +145,28 @@ def hidden_price_problems(
         if (entry.get("multiply") is None) == (entry.get("price") is None):
             problems.append(wheres[index].whole(ONE_OF))
     return problems
+
+
+def maybe_added(name: str, unsure: Collection[str]) -> bool:
+    """Whether ``name`` may be the workload an ``add_workloads`` entry with problems adds
+    (``unsure`` holds ``add_workloads.<name>`` for each, or ``add_workloads`` when one is
+    nameless): a name the workbook lacks is then no problem of its own."""
+    return "add_workloads" in unsure or f"add_workloads.{name}" in unsure
+
+
+def unsure_added(raw: object, added: Collection[str]) -> set[str]:
+    """``add_workloads.<name>`` for each entry of ``raw`` not ``added``; ``add_workloads``
+    when such an entry has no name to tell."""
+    if not isinstance(raw, list):
+        return set()
+    unsure = set()
+    for entry in raw:
+        name = _name(entry.get("workload")) if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name:
+            unsure.add("add_workloads")
+        elif name not in added:
+            unsure.add(f"add_workloads.{name}")
+    return unsure
 
 
 def dropped_gpus(

@@ -274,3 +274,34 @@ def test_checks_that_need_a_key_with_a_problem_are_skipped(
         "expected one of us, eu",
         f"s.yaml, line 21: scenario 'f', demand entry 1, workload: {LORA}",
     ]
+
+
+def test_only_the_name_of_an_added_workload_with_problems_is_spared(
+    validate: Callable[[str], list[str]],
+) -> None:
+    # new-1 is not added (its params_b is bad): naming it is no problem of its own;
+    # the other unknown names still are.
+    text = """\
+        - name: e
+          workloads: [chat-8b, new-1, nope1]
+          add_workloads:
+            - {workload: new-1, kind: realtime_inference, params_b: -2,
+               tokens_per_second: 100, latency_ms: 50}
+          demand:
+            - {workload: new-1, month: 3, value: 1}
+            - {workload: nope2, month: 3, value: 1}
+          futures:
+            - {name: low, probability: 0.5, demand_factors: {new-1: 2, nope3: 2}}
+            - {name: high, probability: 0.5}
+        """
+    assert validate(text) == [
+        "s.yaml, line 6: scenario 'e', add_workloads entry 1, params_b: must be more than 0 "
+        "(found -2); expected a number > 0 (billion parameters)",
+        "s.yaml, line 4: scenario 'e', workloads: no workload 'nope1' in the workbook "
+        "(found 'nope1'); expected a name from sheet Workloads",
+        "s.yaml, line 10: scenario 'e', demand entry 2, workload: unknown workload "
+        "(found 'nope2'); expected a workload of sheet Workloads (or added by the scenario)",
+        "s.yaml, line 12: scenario 'e', future 'low', demand_factors.nope3: no workload "
+        "'nope3' in the workbook (found 'nope3'); expected a name from sheet Workloads "
+        "(or added by the scenario)",
+    ]
