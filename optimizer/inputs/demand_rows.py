@@ -8,7 +8,7 @@ workloads with their ``demand_by_month`` filled in, for ``resolve`` to plan.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from optimizer.domain import Kind, Workload
@@ -86,6 +86,36 @@ def demand_problems(
             continue
         first[key] = row
     return problems
+
+
+def checkable_rows(
+    rows: Sequence[DemandRow],
+    workloads: Mapping[str, Workload],
+    horizon: int | None,
+    names_unsure: Callable[[str], bool] = lambda _name: False,
+) -> list[DemandRow]:
+    """The rows of a scenario file entry whose problems can be told for sure.
+
+    Without its horizon (``horizon_months`` or the base had problems), a row before
+    the start of a window that runs to the horizon is left out: its message names
+    the horizon. So is a row naming a workload not known that ``names_unsure``
+    says may be one whose ``add_workloads`` entry had problems.
+    """
+    kept = []
+    for row in rows:
+        w = workloads.get(row.workload)
+        if w is None and names_unsure(row.workload):
+            continue
+        if (
+            w is not None
+            and horizon is None
+            and w.end_month is None
+            and not w.kind.is_training
+            and row.month < w.start_month
+        ):
+            continue
+        kept.append(row)
+    return kept
 
 
 def with_demand(

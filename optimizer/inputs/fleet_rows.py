@@ -85,18 +85,18 @@ def fleet_entry(
 
 
 def unknown_gpu_problems(
-    entries: Sequence[FleetEntry], gpu_names: Collection[str]
+    named: Sequence[tuple[str, Where]], gpu_names: Collection[str]
 ) -> list[Problem]:
-    """A scenario file's rows naming a GPU type the workbook lacks."""
+    """A scenario file's rows (``(gpu, where)``) naming a GPU type the workbook lacks."""
     return [
-        e.where.at(
+        where.at(
             "gpu",
-            f"no GPU type {e.gpu!r} in the workbook{suggestion(e.gpu, gpu_names)}",
-            e.gpu,
+            f"no GPU type {gpu!r} in the workbook{suggestion(gpu, gpu_names)}",
+            gpu,
             "a name from sheet GPUs",
         )
-        for e in entries
-        if e.gpu not in gpu_names
+        for gpu, where in named
+        if gpu not in gpu_names
     ]
 
 

@@ -4,7 +4,8 @@ A scenario of the workbook gets its rows of sheet Futures. A scenario file
 entry keeps its base's (with its own ``decide_by_month`` and regret bounds on
 top) unless it gives ``futures:``, which replaces them (``futures: []``
 removes them); ``decide_by_month`` or a regret bound with no futures at all is
-an error. Then ``futures_located.futures_problems`` checks the futures against
+an error. An entry whose ``futures:`` had problems of its own is checked only
+in the futures left (``scenario_sound``). Then ``futures_located.futures_problems`` checks the futures against
 the scenario as it finally is (horizon, workloads, GPU types, offers).
 """
 
@@ -46,8 +47,11 @@ def with_futures(
         if located is not None:
             known = {w.name: w for w in workbook.workloads}
             known.update({w.name: w for w in entry.add_workloads} if entry is not None else {})
+            unsure = entry.unsure if entry is not None else frozenset()
             problems.extend(
-                futures_problems(scenario, located, known, workbook.gpu_names, horizon_origin)
+                futures_problems(
+                    scenario, located, known, workbook.gpu_names, horizon_origin, unsure
+                )
             )
             scenario = replace(scenario, futures=located.futures)
         out.append((scenario, wheres, horizon_origin))
@@ -60,6 +64,8 @@ def _entry_futures(
     base = entry.base or default_base
     inherited = workbook.futures.get(base)
     override = entry.futures
+    if "futures" in entry.unsure and (override is None or override.own is None):
+        return None, []  # futures: had problems, and none of its futures is left to check
     if override is None:
         return inherited, []
     if override.replaces:

@@ -17,6 +17,7 @@ futures are checked against the scenario later (``futures_attach``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from yaml.nodes import Node
@@ -48,9 +49,18 @@ class FuturesOverride:
 
 
 def entry_futures(
-    model: ScenarioModel, node: Node | None, where: YamlWhere
+    model: ScenarioModel,
+    node: Node | None,
+    where: YamlWhere,
+    indices: Sequence[int] | None = None,
+    complete: bool = True,
 ) -> tuple[FuturesOverride | None, list[Problem]]:
-    """The entry's futures and settings (None when it says nothing of futures)."""
+    """The entry's futures and settings (None when it says nothing of futures).
+
+    ``indices``: where in the file's list each of ``model.futures`` is (when some
+    were dropped for problems of their own); ``complete``: none was dropped, so
+    the probabilities can be summed.
+    """
     given = model.model_fields_set
     settings = FutureSettings(
         where=where,
@@ -61,6 +71,8 @@ def entry_futures(
     )
     if "futures" not in given or model.futures is None:
         return (FuturesOverride(settings) if settings.given else None), []
+    if not model.futures and not complete:
+        return FuturesOverride(settings, replaces=True), []  # every future had problems
     if not model.futures:
         problems = [
             where.at(
@@ -73,12 +85,18 @@ def entry_futures(
             if key in settings.given
         ]
         return FuturesOverride(settings, replaces=True), problems
-    own, problems = _own_futures(model.futures, node, where, settings)
+    at = list(indices) if indices is not None else list(range(len(model.futures)))
+    own, problems = _own_futures(model.futures, node, where, settings, at, complete)
     return FuturesOverride(settings, replaces=True, own=own), problems
 
 
 def _own_futures(
-    entries: list[FutureModel], node: Node | None, where: YamlWhere, settings: FutureSettings
+    entries: list[FutureModel],
+    node: Node | None,
+    where: YamlWhere,
+    settings: FutureSettings,
+    at: Sequence[int],
+    complete: bool,
 ) -> tuple[LocatedFutures, list[Problem]]:
     _, list_node = _child(node, "futures") if node is not None else (None, None)
     problems: list[Problem] = []
@@ -87,7 +105,7 @@ def _own_futures(
     gpus: list[Named] = []
     prices: list[LocatedPrice] = []
     first: dict[str, tuple[int, int]] = {}  # name → (index, line) of its first entry
-    for index, future in enumerate(entries):
+    for index, future in zip(at, entries, strict=True):
         entry_node = _child(list_node, index)[1] if list_node is not None else None
         here = _future_where(where, future.name, entry_node)
         seen = first.setdefault(future.name.lower(), (index, here.line))
@@ -117,7 +135,7 @@ def _own_futures(
                 price_factors=factors,
             )
         )
-    wrong_sum = sum_message(specs)
+    wrong_sum = sum_message(specs) if complete else None  # a future dropped: no sum to check
     if wrong_sum is not None:
         problems.append(where.at("futures", wrong_sum, None, ONE_IN_SUM))
     futures = Futures(

@@ -18,6 +18,7 @@ from optimizer.domain import Scenario, Workload
 from optimizer.errors import Problem
 from optimizer.futures import PROBABILITY_TOLERANCE, Futures, FutureSpec, PriceFactor
 from optimizer.inputs.cells import Where, suggestion
+from optimizer.inputs.scenario_sound import maybe_added
 
 SETTINGS = ("decide_by_month", "max_regret", "max_regret_share")  # per scenario, not per future
 SCALED = "a realtime_inference or batch_inference workload"
@@ -95,12 +96,22 @@ def futures_problems(
     known_workloads: Mapping[str, Workload],
     known_gpus: frozenset[str],
     horizon_origin: str | None,
+    unsure: frozenset[str] = frozenset(),
 ) -> list[Problem]:
-    """What does not fit ``scenario`` (after every override) in the futures it carries."""
-    problems = _decide_problems(scenario, located, horizon_origin)
-    problems += _workload_problems(scenario, located.workloads, known_workloads)
-    gpu_problems = _gpu_problems(scenario, located.gpus, known_gpus)
-    left_out = {p.value for p in gpu_problems}
+    """What does not fit ``scenario`` (after every override) in the futures it carries.
+
+    ``unsure``: the scenario file entry's keys that had problems of their own;
+    a check that depends on one is skipped, not run on the base's value.
+    """
+    problems = (
+        [] if "horizon_months" in unsure else _decide_problems(scenario, located, horizon_origin)
+    )
+    problems += _workload_problems(scenario, located.workloads, known_workloads, unsure)
+    gpu_problems = _gpu_problems(scenario, located.gpus, known_gpus, unsure)
+    # Named but not kept: reported above (or skipped), never again as "no offer".
+    left_out = {n.name for n in located.gpus} - {g.name for g in scenario.gpus}
+    if unsure & {"exclude_gpus", "allow_buy", "allow_rent"}:
+        return problems + gpu_problems  # the offers kept depend on them
     for p in located.prices:
         if p.factor.gpu in left_out or any(
             p.factor.applies_to(o.gpu, o.option) for o in scenario.offers
@@ -139,12 +150,19 @@ def _decide_problems(
 
 
 def _workload_problems(
-    scenario: Scenario, named: Sequence[Named], known: Mapping[str, Workload]
+    scenario: Scenario,
+    named: Sequence[Named],
+    known: Mapping[str, Workload],
+    unsure: frozenset[str] = frozenset(),
 ) -> list[Problem]:
     planned = {w.name: w for w in scenario.workloads}
     problems = []
     for n in named:
         w = planned.get(n.name)
+        if ("workloads" in unsure and n.name in known) or (
+            n.name not in known and maybe_added(n.name, unsure)
+        ):
+            continue  # the workloads planned, or the names added, are not known for sure
         if w is None and n.name in known:
             message = (
                 f"scenario {scenario.name!r} does not plan workload {n.name!r} "
@@ -167,13 +185,18 @@ def _workload_problems(
 
 
 def _gpu_problems(
-    scenario: Scenario, named: Sequence[Named], known: frozenset[str]
+    scenario: Scenario,
+    named: Sequence[Named],
+    known: frozenset[str],
+    unsure: frozenset[str] = frozenset(),
 ) -> list[Problem]:
     kept = {g.name for g in scenario.gpus}
     problems = []
     for n in named:
         if n.name in kept:
             continue
+        if n.name in known and unsure & {"exclude_gpus", "fleet"}:
+            continue  # the types kept depend on them
         if n.name in known:
             message = f"scenario {scenario.name!r} leaves out GPU type {n.name!r} (exclude_gpus)"
             expected = f"a GPU type scenario {scenario.name!r} keeps"

@@ -6,27 +6,37 @@ assumption's source is kept (``Scenario.assumption_sources``). After every
 override, each scenario is checked on its own: windows inside its horizon,
 a recurring run's deadline inside a month, and ``params_b`` given wherever
 a GPU type of the scenario would need the estimate. References in the
-scenario file (base, names, offers) are checked here, because only here are
-the workbook and the file seen together.
+scenario file (base, names, offers) are checked here (``scenario_refs``),
+because only here are the workbook and the file seen together.
+
+A scenario file entry with problems of its own is still built from its sound
+part and checked, so one run reports every problem; a check that depends on
+one of its keys with a problem (``ScenarioEntry.unsure``: a bad horizon, say)
+is skipped rather than run on the base's value, and the entry is never solved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from optimizer.domain import Assumptions, Kind, Measurement, Offer, OfferOption, Scenario, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.cells import Where, suggestion
-from optimizer.inputs.demand_rows import DemandRow, demand_problems, with_demand
-from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet, unknown_gpu_problems
+from optimizer.inputs.cells import Where
+from optimizer.inputs.demand_rows import DemandRow, checkable_rows, demand_problems, with_demand
+from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.futures_attach import with_futures
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
+from optimizer.inputs.scenario_refs import entry_problems
+from optimizer.inputs.scenario_sound import maybe_added
 from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
+
+DEADLINE_ASSUMPTIONS = ("max_utilization", "hours_per_month")  # a month's working hours
 
 
 @dataclass(frozen=True)
@@ -348,94 +358,14 @@ def _params_problems(
     return problems
 
 
-# ---------------------------------------------------------------- scenario file references
-
-
-def _entry_problems(
-    entry: ScenarioEntry, workbook: WorkbookData, bases: Sequence[str]
-) -> list[Problem]:
-    where = entry.where
-    problems = []
-    # A base whose row has problems of its own was reported with them.
-    if (
-        entry.base is not None
-        and entry.base not in bases
-        and entry.base not in workbook.scenario_names
-    ):
-        problems.append(
-            where.at(
-                "base",
-                f"no scenario {entry.base!r} in the workbook{suggestion(entry.base, bases)}",
-                entry.base,
-                "one of " + ", ".join(bases),
-            )
-        )
-    added = {w.name for w in entry.add_workloads}
-    for name in entry.settings.get("workloads", ()):
-        if name not in workbook.workload_names and name not in added:
-            problems.append(
-                where.at(
-                    "workloads",
-                    f"no workload {name!r} in the workbook{suggestion(name, workbook.workload_names)}",
-                    name,
-                    "a name from sheet Workloads",
-                )
-            )
-    for name in entry.settings.get("exclude_gpus", ()):
-        if name not in workbook.gpu_names:
-            problems.append(
-                where.at(
-                    "exclude_gpus",
-                    f"no GPU type {name!r} in the workbook{suggestion(name, workbook.gpu_names)}",
-                    name,
-                    "a name from sheet GPUs",
-                )
-            )
-    problems.extend(unknown_gpu_problems(entry.fleet, workbook.gpu_names))
-    seen: dict[tuple[str, str], int] = {}
-    for change in entry.prices:
-        key = (change.gpu, change.option.value)
-        if key in seen:
-            problems.append(
-                change.where.whole(
-                    f"a second price change for {change.gpu} {change.option.value} (first on line {seen[key]})"
-                )
-            )
-        seen.setdefault(key, change.where.line)
-        if change.gpu not in workbook.gpu_names:
-            problems.append(
-                change.where.at(
-                    "gpu",
-                    f"no GPU type {change.gpu!r} in the workbook{suggestion(change.gpu, workbook.gpu_names)}",
-                    change.gpu,
-                    "a name from sheet GPUs",
-                )
-            )
-        elif not any(o.gpu == change.gpu and o.option is change.option for o in workbook.offers):
-            problems.append(
-                change.where.at(
-                    "option",
-                    f"the workbook has no {change.option.value} offer for {change.gpu}",
-                    change.option.value,
-                    "an option the Prices sheet offers for this GPU type",
-                )
-            )
-    for w in entry.add_workloads:
-        if w.name in workbook.workload_names:
-            row = workbook.workload_rows.get(w.name)
-            at = f" (sheet Workloads, row {row.row})" if row is not None else ""
-            problems.append(
-                entry.add_workload_wheres[w.name].at(
-                    "workload",
-                    f"a workload of this name is already in the workbook{at}",
-                    w.name,
-                    "a new name",
-                )
-            )
-    return problems
-
-
 # ---------------------------------------------------------------- entry points
+
+
+def _base_settings(entry: ScenarioEntry, row_settings: Mapping[str, Settings]) -> Settings | None:
+    """The settings ``entry`` builds on; None when its base is unknown or had problems."""
+    if "base" in entry.unsure or (entry.base is not None and entry.base not in row_settings):
+        return None
+    return row_settings[entry.base] if entry.base is not None else next(iter(row_settings.values()))
 
 
 def check_scenarios(
@@ -450,6 +380,7 @@ def check_scenarios(
     workbook_wheres: dict[str, Where] = dict(workbook.workload_rows)
     problems: list[Problem] = []
     built: list[tuple[Scenario, Mapping[str, Where], str | None]] = []
+    unsound: dict[str, frozenset[str]] = {}  # entry → its keys with problems
     if scenario_file is None:
         files: tuple[Path, ...] = (workbook.path,)
         for name, settings in row_settings.items():
@@ -459,50 +390,70 @@ def check_scenarios(
         files = (scenario_file.path, workbook.path)
         bases = list(row_settings)
         for entry in scenario_file.scenarios:
-            found = _entry_problems(entry, workbook, bases)
+            found = entry_problems(entry, workbook, bases)
             problems.extend(found)
-            if (
-                found
-                or entry.partial
-                or (entry.base is not None and entry.base not in row_settings)
-            ):
-                continue
-            base = (
-                row_settings[entry.base]
-                if entry.base is not None
-                else next(iter(row_settings.values()))
+            if found or entry.partial:
+                unsound[entry.name] = entry.unsure
+            known = {w.name: w for w in (*workbook.workloads, *entry.add_workloads)}
+            base = _base_settings(entry, row_settings)
+            own = (
+                None
+                if base is None
+                else apply_overrides(base, entry.settings, entry.assumptions, entry.origin)
             )
-            settings = apply_overrides(base, entry.settings, entry.assumptions, entry.origin)
+            horizon = (
+                own.horizon_months
+                if own is not None and "horizon_months" not in entry.unsure
+                else None
+            )
+            file_rows = checkable_rows(
+                entry.demand, known, horizon, partial(maybe_added, unsure=entry.unsure)
+            )
+            problems.extend(demand_problems(file_rows, known, horizon))
+            if own is None:
+                continue  # its base has problems, or is unknown (reported): nothing to build on
             scenario = build_scenario(
                 entry.name,
-                settings,
+                own,
                 workbook,
                 files,
                 entry.prices,
                 entry.add_workloads,
                 entry.demand,
-                entry.fleet,
+                [f for f in entry.fleet if f.gpu in workbook.gpu_names],
             )
-            known = {w.name: w for w in (*workbook.workloads, *entry.add_workloads)}
-            problems.extend(demand_problems(entry.demand, known, settings.horizon_months))
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
-            built.append((scenario, wheres, settings.origins.get("horizon_months")))
+            built.append((scenario, wheres, own.origins.get("horizon_months")))
     built, found = with_futures(built, workbook, scenario_file, next(iter(row_settings)))
     problems.extend(found)
     needs: dict[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], list[str]] = {}
     all_wheres: dict[str, Where] = {}
     needy: dict[str, Workload] = {}
     for scenario, located, horizon_origin in built:
-        problems.extend(window_problems(scenario, located, horizon_origin))
+        unsure = unsound.get(scenario.name, frozenset())
+        if not unsure & {"horizon_months", "workloads"}:
+            problems.extend(window_problems(scenario, located, horizon_origin))
+        if unsure & {"workloads", "exclude_gpus"}:
+            continue  # the workloads or GPU types it plans are not known for sure
         for w in scenario.workloads:
             missing = gpus_needing_params(w, scenario)
             if missing and w.name in located:
                 needs.setdefault((w.name, missing), []).append(scenario.name)
                 all_wheres[w.name] = located[w.name]
                 needy[w.name] = w
-    problems.extend(deadline_problems(built))
+    deadline_keys = {
+        "workloads",
+        "assumptions",
+        *(f"assumptions.{k}" for k in DEADLINE_ASSUMPTIONS),
+    }
+    problems.extend(
+        deadline_problems(
+            [b for b in built if not unsound.get(b[0].name, frozenset()) & deadline_keys]
+        )
+    )
     problems.extend(_params_problems(needs, needy, all_wheres))
-    return tuple(s for s, _, _ in built), problems
+    # An entry with problems of its own was checked as far as it goes, never to be solved.
+    return tuple(s for s, _, _ in built if s.name not in unsound), problems
 
 
 def resolve_scenarios(

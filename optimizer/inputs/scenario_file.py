@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ from optimizer.inputs.scenario_lines import (
     _structure_problems,
 )
 from optimizer.inputs.scenario_models import FileModel, ScenarioModel
+from optimizer.inputs.scenario_sound import (
+    SoundPart,
+    dropped_gpus,
+    hidden_price_problems,
+    sound_part,
+    unsure_added,
+)
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
     RESIDUAL_KEYS_CLASH,
@@ -88,8 +96,11 @@ class ScenarioEntry:
     fleet: tuple[FleetEntry, ...] = ()  # model v2 §E: rows as in sheet Fleet
     futures: FuturesOverride | None = None  # issue 19: futures:, decide_by_month, max_regret*
     # Built from the entry's sound keys only: its other keys have problems,
-    # already reported. Only its references are checked, and it is never solved.
+    # already reported. It is checked (but what depends on ``unsure``) and never solved.
     partial: bool = False
+    unsure: frozenset[str] = frozenset()  # keys with problems: checks that need them are skipped
+    price_gpus: tuple[tuple[str, YamlWhere], ...] = ()  # GPU types of price changes dropped
+    fleet_gpus: tuple[tuple[str, YamlWhere], ...] = ()  # GPU type of every fleet entry
 
     def origin(self, key: str) -> str:
         """Where a setting or assumption of this entry was written: ``eu.yaml, line 12``."""
@@ -250,16 +261,21 @@ def _scenario(
     label = f"scenario {raw.get('name', index + 1)!r}"
     where = YamlWhere(file, line, label, _key_lines(node))
     problems: list[Problem] = []
-    model: ScenarioModel | None = None
+    price_wheres = _wheres(node, "prices", file, label, raw)
     try:
-        model = ScenarioModel.model_validate(raw)
+        sound = SoundPart(ScenarioModel.model_validate(raw))
     except ValidationError as exc:
         problems.extend(_pydantic_problems(file, root, exc, loc, label))
-        model = _sound_part(raw, exc)
+        sound = sound_part(raw, exc)
+        problems.extend(hidden_price_problems(raw, sound, price_wheres))
+    unsure = set(sound.bad)
     assumptions, found = _assumptions(raw.get("assumptions"), node, where)
     problems.extend(found)
+    unsure.update(p.about for p in found if p.about)
     added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
     problems.extend(found)
+    unsure.update(unsure_added(raw.get("add_workloads"), wheres) if found else ())
+    model = sound.model
     if model is None:
         return None, problems
     settings: dict[str, Any] = {}
@@ -274,26 +290,43 @@ def _scenario(
     if "budget" in given:
         _, budget_node = _child(node, "budget") if node is not None else (None, None)
         budget_lines = _key_lines(budget_node)
-        for part in ("total", "capex", "monthly"):
-            if model.budget is None or part in model.budget.model_fields_set:
-                settings[f"budget_{part}"] = (
-                    None if model.budget is None else getattr(model.budget, part)
+        for piece in ("total", "capex", "monthly"):
+            if model.budget is None or piece in model.budget.model_fields_set:
+                settings[f"budget_{piece}"] = (
+                    None if model.budget is None else getattr(model.budget, piece)
                 )
-                key_lines[f"budget_{part}"] = budget_lines.get(part, key_lines.get("budget", line))
+                key_lines[f"budget_{piece}"] = budget_lines.get(
+                    piece, key_lines.get("budget", line)
+                )
     _, assumptions_node = _child(node, "assumptions") if node is not None else (None, None)
     key_lines.update(_key_lines(assumptions_node))
     where = YamlWhere(file, line, label, key_lines)
-    prices = _prices(model, node, file, label)
+    prices = tuple(
+        PriceChange(price.gpu, OfferOption(price.option), price.multiply, price.price, at)
+        for price, at in zip(model.prices, _kept(sound, "prices", price_wheres), strict=False)
+    )
     demand = tuple(
-        DemandRow(row.workload, row.month, row.value, where)
-        for row, where in zip(
-            model.demand, _entry_wheres(node, "demand", file, label), strict=False
+        DemandRow(row.workload, row.month, row.value, at)
+        for row, at in zip(
+            model.demand,
+            _kept(sound, "demand", _wheres(node, "demand", file, label, raw)),
+            strict=False,
         )
     )
-    fleet, fleet_problems = _fleet(model, node, file, label)
+    fleet_wheres = _wheres(node, "fleet", file, label, raw)
+    fleet, fleet_gpus, fleet_problems = _fleet(model, _kept(sound, "fleet", fleet_wheres), file)
     problems.extend(fleet_problems)
+    unsure.update(["fleet"] if fleet_problems else [])
+    fleet_gpus = tuple(
+        sorted(
+            (*fleet_gpus, *dropped_gpus(sound, "fleet", fleet_wheres)),
+            key=lambda g: fleet_wheres.index(g[1]),
+        )
+    )
     # The futures' own problems leave the entry whole: its names are still checked.
-    futures, futures_problems = entry_futures(model, node, where)
+    futures, futures_problems = entry_futures(
+        model, node, where, sound.indices.get("futures"), not sound.dropped.get("futures")
+    )
     entry = ScenarioEntry(
         name=model.name,
         where=where,
@@ -307,24 +340,11 @@ def _scenario(
         fleet=fleet,
         futures=futures,
         partial=bool(problems),
+        unsure=frozenset(unsure),
+        price_gpus=dropped_gpus(sound, "prices", price_wheres),
+        fleet_gpus=fleet_gpus,
     )
     return entry, [*problems, *futures_problems]
-
-
-def _sound_part(raw: Mapping[str, Any], error: ValidationError) -> ScenarioModel | None:
-    """The entry without its keys that have problems, so its references can still be checked.
-
-    One run then reports an unknown GPU in ``exclude_gpus`` beside a bad
-    ``horizon_months``, instead of one after the other. None when the name
-    itself is bad or nothing sound is left.
-    """
-    bad = {str(err["loc"][0]) for err in error.errors() if err["loc"]}
-    if "name" in bad:
-        return None
-    try:
-        return ScenarioModel.model_validate({k: v for k, v in raw.items() if str(k) not in bad})
-    except ValidationError:
-        return None
 
 
 def _assumptions(
@@ -378,24 +398,31 @@ def _assumptions(
     return values, problems
 
 
-def _prices(
-    model: ScenarioModel, node: Node | None, file: str, label: str
-) -> tuple[PriceChange, ...]:
-    return tuple(
-        PriceChange(price.gpu, OfferOption(price.option), price.multiply, price.price, where)
-        for price, where in zip(
-            model.prices, _entry_wheres(node, "prices", file, label), strict=False
-        )
-    )
+def _wheres(
+    node: Node | None, key: str, file: str, label: str, raw: Mapping[str, Any]
+) -> list[YamlWhere]:
+    """Where each entry of the list ``key`` of the entry is, by its index in the file."""
+    entries = raw.get(key)
+    count = len(entries) if isinstance(entries, list) else 0
+    return list(islice(_entry_wheres(node, key, file, label), count))
+
+
+def _kept(part: SoundPart, key: str, wheres: list[YamlWhere]) -> list[YamlWhere]:
+    """Where each entry of the list ``key`` that the sound part kept is."""
+    indices = part.indices.get(key)
+    return wheres if indices is None else [wheres[i] for i in indices]
 
 
 def _fleet(
-    model: ScenarioModel, node: Node | None, file: str, label: str
-) -> tuple[tuple[FleetEntry, ...], list[Problem]]:
-    """The entry's ``fleet:`` rows, each checked as a row of sheet Fleet."""
+    model: ScenarioModel, wheres: list[YamlWhere], file: str
+) -> tuple[tuple[FleetEntry, ...], tuple[tuple[str, YamlWhere], ...], list[Problem]]:
+    """The entry's ``fleet:`` rows, each checked as a row of sheet Fleet, and the GPU
+    type each names (rows with problems too, for the reference check)."""
     entries: list[FleetEntry] = []
+    gpus: list[tuple[str, YamlWhere]] = []
     problems: list[Problem] = []
-    for row, where in zip(model.fleet, _entry_wheres(node, "fleet", file, label), strict=False):
+    for row, where in zip(model.fleet, wheres, strict=False):
+        gpus.append((row.gpu, where))
         values = row.model_dump(exclude_none=True)
         # Results name the row "fleet entry 2 of eu.yaml".
         name = f"{where.context.rsplit(', ', 1)[-1]} of {Path(file).name}"
@@ -403,7 +430,7 @@ def _fleet(
         problems.extend(found)
         if entry is not None:
             entries.append(entry)
-    return tuple(entries), problems
+    return tuple(entries), tuple(gpus), problems
 
 
 def _added_workloads(
