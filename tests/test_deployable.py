@@ -204,3 +204,36 @@ def test_a_deadline_sets_the_gang_and_its_slots() -> None:
     assert d.work == {("nightly", "H100", HOUSE, 1): pytest.approx(48.0)}
     (row,) = plan.assignments
     assert (row.copy_width, row.width, row.place) == (1, 4, "house")
+
+
+def test_two_offers_of_one_provider_are_told_apart_in_places_and_assignments() -> None:
+    """The audit's case: two reservations from "prov" (1-month term at $1.00, capped at
+    2; 2-month term at $0.90, capped at 1) both named "prov", so a plan holding 2 + 1
+    GPUs could not be read back: which term holds 2? Each now carries its Prices row."""
+    s = scenario(
+        [gpu("G", max_per_node=8)],
+        [
+            offer("G", "reserved", 1.00, 1, term_months=1, max_units=2, provider="prov", row=2),
+            offer("G", "reserved", 0.90, 2, term_months=2, max_units=1, provider="prov", row=3),
+            offer("G", "on_demand", 3.00, provider="cloudA", row=4),
+        ],
+        [workload("svc", "realtime_inference", tokens_per_second=240.0)],
+        [measured("svc", "G", gpus_per_replica=1, tokens_per_second_per_replica=100.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    # 240 / 0.8 = 300 tokens/s: 3 replicas a month, 2 x $1.00 + 1 x $0.90 an hour.
+    assert plan.total_cost == pytest.approx(2 * (2 * 1.00 + 0.90) * 730, abs=0.005)
+    places = {(p.offer, p.month): p.size for p in plan.places}
+    assert places == {
+        ("prov (row 2)", 1): 2,
+        ("prov (row 2)", 2): 2,
+        ("prov (row 3)", 1): 1,
+        ("prov (row 3)", 2): 1,
+    }
+    replicas = {(a.offer, a.month): a.replicas for a in plan.assignments}
+    assert replicas == places
+    # A provider's only offer of a type and option keeps its plain name.
+    one = replace(s, offers=s.offers[1:])
+    assert {p.offer for p in solve_checked(one).places} == {"prov"}

@@ -152,11 +152,25 @@ def place_name(gpu: str, place: str) -> str:
     return f"{gpu} house" if place == HOUSE else place
 
 
-def offer_label(offer: Offer | None) -> str | None:
-    """How results name a place's offer: its provider, else ``"<gpu> <option> row <n>"``."""
+def offer_label(offer: Offer | None, offers: dict[str, Offer]) -> str | None:
+    """How results name a place's offer: its provider, else ``"<gpu> <option> row <n>"``;
+    a provider's offers of one type and option each with its row where there are two."""
     if offer is None:
         return None
-    return offer.provider or f"{offer.gpu} {offer.option.value} row {offer.row}"
+    if not offer.provider:
+        return f"{offer.gpu} {offer.option.value} row {offer.row}"
+    same = [
+        o
+        for o in offers.values()
+        if (o.gpu, o.option, o.provider) == (offer.gpu, offer.option, offer.provider)
+    ]
+    if len(same) == 1:
+        return offer.provider
+    return (
+        f"{offer.provider} (row {offer.row})"
+        if offer.row
+        else f"{offer.provider} ({offer.offer_id})"
+    )
 
 
 def finite_place_sizes(

@@ -238,7 +238,7 @@ def _all_places(
     rows: dict[PlaceKey, tuple[PlaceRow, PlaceRow | None]] = {}
     for (gpu, place, t), size in sorted(finite_place_sizes(scenario, decisions).items()):
         kind = place_kind(offers, gpu, place) or place
-        label = offer_label(offers.get(place))
+        label = offer_label(offers.get(place), offers)
         pinned = derived.pinned.get((gpu, place, t), 0.0)
         slots = {k: round(n) for k, n in derived.slots.get((gpu, place, t), {}).items() if n}
         used = bool(pinned or slots or derived.work.get((gpu, place, t), 0.0) > HOURS_ABS_TOL)

@@ -221,11 +221,26 @@ def _fleet(s: Scenario, d: Decisions, money: Money) -> tuple[FleetRow, ...]:
     return tuple(rows)
 
 
-def offer_label(offer: Offer) -> str:
-    """How results name an offer: its provider, else ``<gpu> <option> row <n>`` (model v2 §F)."""
-    if offer.provider:
+def offer_label(offer: Offer, s: Scenario) -> str:
+    """How results name an offer: its provider, else ``<gpu> <option> row <n>`` (model v2 §F).
+
+    A provider with two offers of one type and option (reservations of two
+    terms, say) names each with its row, ``marketplace (row 15)``: a place or
+    assignment row must say which offer, and so which term and price, it uses.
+    """
+    if not offer.provider:
+        return f"{offer.gpu} {offer.option.value} row {offer.row}"
+    twins = sum(
+        o.gpu == offer.gpu and o.option is offer.option and o.provider == offer.provider
+        for o in s.all_offers
+    )
+    if twins < 2:
         return offer.provider
-    return f"{offer.gpu} {offer.option.value} row {offer.row}"
+    return (
+        f"{offer.provider} (row {offer.row})"
+        if offer.row
+        else f"{offer.provider} ({offer.offer_id})"
+    )
 
 
 def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
@@ -263,7 +278,7 @@ def place_rows(s: Scenario, d: Decisions, money: Money) -> tuple[PlaceRow, ...]:
                         gpu=g.name,
                         month=t,
                         place=HOUSE if offer is None else offer.option.value,
-                        offer=None if offer is None else offer_label(offer),
+                        offer=None if offer is None else offer_label(offer, s),
                         size=n,
                         pinned=pinned,
                         free=n - pinned,
@@ -363,7 +378,7 @@ def _assignments(
                 spot_hours=hours if is_spot else 0.0,
                 tokens=tokens,
                 place=HOUSE if offer is None else offer.option.value,
-                offer=None if offer is None else offer_label(offer),
+                offer=None if offer is None else offer_label(offer, s),
                 copy_width=copy_width,
                 width=gang,
                 load=load,
