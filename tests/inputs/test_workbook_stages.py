@@ -3,7 +3,8 @@
 A Workloads row with a bad cell is left out of the scenarios, but the cells
 that read fine are still checked later: its window against each scenario's
 horizon, the Demand rows against its window, a recurring run's deadline
-against a month's hours. A check whose input cell had a problem is skipped, so
+against a month's hours. A Futures row with a problem still gives its future's
+probability to the sum. A check whose input cell had a problem is skipped, so
 no problem follows from another; each has the words it has alone.
 
 The workbook is ``tests.conftest.valid_sheets()``: scenario ``us`` (24 months,
@@ -19,7 +20,9 @@ import pytest
 
 from optimizer.cli import main
 from tests.conftest import Sheets, set_cell, sha256, valid_sheets, write_sheets
+from tests.inputs.test_futures_sheet import HEADER as FUTURES_HEADER
 
+_ = None
 F = "input.xlsx, sheet Workloads"
 
 
@@ -122,3 +125,30 @@ def test_a_bad_kind_skips_the_deadline_and_the_demand_rows_but_not_the_window(
     lines = validate(sheets)
     assert lines[1:] == [_past("J4", "us", 24, 30, 2)]
     assert "column kind: unknown kind" in lines[0]
+
+
+def test_a_futures_row_with_a_bad_price_factor_still_counts_in_the_sum(
+    validate: Callable[[Sheets], list[str]],
+) -> None:
+    sheets = valid_sheets()
+    sheets["Futures"] = [FUTURES_HEADER, ["us", "b", 0.2, _, _, _, _, _, _, _, _, 0]]
+    assert validate(sheets) == [
+        "input.xlsx, sheet Futures, cell L2, column price_factor: must be more than 0 "
+        "(found 0.0); expected a number > 0 (factor)",
+        "input.xlsx, sheet Futures, column probability: scenario 'us': the probabilities of "
+        "its futures (b 0.2) sum to 0.2, not 1; expected probabilities that sum to 1 "
+        "(a third: =1/3, not 0.33)",
+    ]
+
+
+def test_a_bad_probability_skips_the_sum(validate: Callable[[Sheets], list[str]]) -> None:
+    sheets = valid_sheets()
+    sheets["Futures"] = [
+        FUTURES_HEADER,
+        ["us", "a", 0.2, _, _, _, _, _, _, _, _, _],
+        ["us", "b", "x", _, _, _, _, _, _, _, _, _],
+    ]
+    assert validate(sheets) == [
+        "input.xlsx, sheet Futures, cell C3, column probability: not a number (found 'x'); "
+        "expected a number > 0 (fraction), at most 1",
+    ]
