@@ -76,6 +76,14 @@ def planned(
     return tuple(p for p in partials if workloads is None or p.name in workloads)
 
 
+def added_partials(
+    partials: Iterable[PartialWorkload], taken: Mapping[str, object]
+) -> tuple[PartialWorkload, ...]:
+    """A scenario file entry's ``add_workloads`` with problems, but those whose name is
+    ``taken`` (by the workbook or by an entry added): which one they mean is unsure."""
+    return tuple(p for p in partials if p.name not in taken)
+
+
 def stand_ins(partials: Iterable[PartialWorkload]) -> dict[str, Workload | None]:
     """Each partial workload's stand-in for the Demand rows' checks, by name."""
     return {p.name: p.stand_in() for p in partials}

@@ -29,7 +29,13 @@ from optimizer.inputs.cells import Where
 from optimizer.inputs.demand_rows import DemandRow, checkable_rows, demand_problems, with_demand
 from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.futures_attach import with_futures
-from optimizer.inputs.partial_rows import PartialWorkload, planned, stand_ins, unsure_name
+from optimizer.inputs.partial_rows import (
+    PartialWorkload,
+    added_partials,
+    planned,
+    stand_ins,
+    unsure_name,
+)
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.scenario_refs import entry_problems
@@ -443,7 +449,9 @@ def check_scenarios(
                 [f for f in entry.fleet if f.gpu in workbook.gpu_names],
             )
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
-            partials[entry.name] = planned(workbook.partial_workloads, own.workloads)
+            added = added_partials(entry.add_workload_partials, wheres)
+            wheres.update((p.name, p.where) for p in added)
+            partials[entry.name] = (*planned(workbook.partial_workloads, own.workloads), *added)
             built.append((scenario, wheres, own.origins.get("horizon_months")))
     built, found = with_futures(built, workbook, scenario_file, next(iter(row_settings)))
     problems.extend(found)
