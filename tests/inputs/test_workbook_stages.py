@@ -152,3 +152,25 @@ def test_a_bad_probability_skips_the_sum(validate: Callable[[Sheets], list[str]]
         "input.xlsx, sheet Futures, cell C3, column probability: not a number (found 'x'); "
         "expected a number > 0 (fraction), at most 1",
     ]
+
+
+def test_a_future_naming_a_workload_with_problems_is_no_problem_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Workloads", 3, "latency_ms", "x")
+    sheets["Futures"] = [FUTURES_HEADER, ["us", "a", 1, _, _, _, "chat-8b", 2, _, _, _, _]]
+    write_sheets(tmp_path / "input.xlsx", sheets)
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "workbook: input.xlsx\nscenarios:\n  - name: f\n    base: eu\n    futures:\n"
+        "      - {name: low, probability: 1, demand_factors: {chat-8b: 2}}\n"
+    )
+    before = sha256(path)
+    assert main(["validate", str(path)]) == 2
+    assert sha256(path) == before
+    assert capsys.readouterr().err.splitlines() == [
+        "1 problem in the input:",
+        f"  - {F}, cell G3, column latency_ms: not a number (found 'x'); "
+        "expected a number > 0 (ms)",
+    ]
