@@ -37,6 +37,7 @@ def with_futures(
     entries = {e.name: e for e in scenario_file.scenarios} if scenario_file is not None else {}
     out: list[Built] = []
     problems: list[Problem] = []
+    broken = workbook.workload_names - {w.name for w in workbook.workloads}
     for scenario, wheres, horizon_origin in built:
         entry = entries.get(scenario.name)
         if entry is None:
@@ -48,9 +49,16 @@ def with_futures(
             known = {w.name: w for w in workbook.workloads}
             known.update({w.name: w for w in entry.add_workloads} if entry is not None else {})
             unsure = entry.unsure if entry is not None else frozenset()
+            # A workload whose row has problems (reported there) is no problem of the futures.
+            named = tuple(n for n in located.workloads if n.name not in broken)
             problems.extend(
                 futures_problems(
-                    scenario, located, known, workbook.gpu_names, horizon_origin, unsure
+                    scenario,
+                    replace(located, workloads=named),
+                    known,
+                    workbook.gpu_names,
+                    horizon_origin,
+                    unsure,
                 )
             )
             scenario = replace(scenario, futures=located.futures)

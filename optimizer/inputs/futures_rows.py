@@ -57,6 +57,7 @@ class _Future:
     prices: list[LocatedPrice] = field(default_factory=list)
     named: list[Named] = field(default_factory=list)
     gpus: list[Named] = field(default_factory=list)
+    sound: bool = False  # a row without problems gives it (else only its probability is read)
 
     def spec(self) -> FutureSpec:
         return FutureSpec(
@@ -78,7 +79,7 @@ class _Scenario:
     settings: dict[str, Any] = field(default_factory=dict)
     decide_where: SheetRow | None = None
     given: dict[Hashable, tuple[Any, SheetRow]] = field(default_factory=dict)
-    broken: bool = False  # a row has a problem: its futures are not made
+    unsure: bool = False  # a probability, future or scenario cell had a problem: no sum
 
 
 def sheet_futures(
@@ -92,38 +93,38 @@ def sheet_futures(
 ) -> dict[str, LocatedFutures]:
     """Each scenario's futures from sheet Futures; every problem goes to ``problems``.
 
-    A row with a problem is left out; its scenario's probabilities are then not
-    summed (that row may be why they are off), but its other rows are still
-    checked against the scenario.
+    A row with a problem is left out but for its future's probability, where
+    its scenario, future and probability cells read fine: the probabilities are
+    still summed. Where one of those cells had a problem, the sum is not checked
+    (the cell may be why it is off): its scenario's, or every scenario's when
+    it is the scenario cell of a row that gives a probability.
     """
     valid = {w.name: w for w in workloads}
     scenarios: dict[str, _Scenario] = {}
+    every_sum_unsure = False
     for where, typed, found in _rows(file, table, FUTURES):
         name = typed.get("scenario")
         more = _reference_problems(where, typed, scenario_names, valid, workload_names, gpu_names)
         bad = [*found, *beyond(found, more)]
+        about = {p.about for p in bad}
+        if name is None or "scenario" in about:
+            every_sum_unsure |= "probability" in typed or "probability" in about
         if name is None:
             problems.extend(bad)
             continue
         scenario = scenarios.setdefault(name, _Scenario())
         if not bad:
             bad = _combine(scenario, name, where, typed)
+        elif not about & {"scenario", "future", "probability"}:
+            bad += _combine(scenario, name, where, typed, only_probability=True)
         problems.extend(bad)
-        scenario.broken = (
-            scenario.broken or bool(bad) or _names_broken(typed, valid, workload_names)
-        )
+        scenario.unsure |= bool({p.about for p in bad} & {"scenario", "future", "probability"})
     out: dict[str, LocatedFutures] = {}
     for name, scenario in scenarios.items():
-        if not scenario.broken:  # else a row's problem may be why a probability is off
+        if not (scenario.unsure or every_sum_unsure):
             problems.extend(_probability_problems(file, table, name, scenario))
         out[name] = _located(scenario)
     return out
-
-
-def _names_broken(typed: Mapping[str, Any], valid: Mapping[str, Workload], names: Names) -> bool:
-    """The row names a workload whose own row has a problem (reported there)."""
-    w = typed.get("workload")
-    return w is not None and w not in valid and not _unknown(w, names)
 
 
 def _reference_problems(
@@ -175,9 +176,16 @@ def _reference_problems(
 
 
 def _combine(
-    scenario: _Scenario, name: str, where: SheetRow, typed: Mapping[str, Any]
+    scenario: _Scenario,
+    name: str,
+    where: SheetRow,
+    typed: Mapping[str, Any],
+    only_probability: bool = False,
 ) -> list[Problem]:
-    """Lay one sound row onto its scenario's futures; the problems of disagreeing values."""
+    """Lay one sound row onto its scenario's futures; the problems of disagreeing values.
+
+    ``only_probability``: the row has problems; only its future's probability is read.
+    """
     problems: list[Problem] = []
     future_name: str = typed["future"]
     future = scenario.futures.setdefault(future_name.lower(), _Future(future_name, where))
@@ -209,6 +217,11 @@ def _combine(
         return False
 
     of_future = f"future {future_name!r} of scenario {name!r}"
+    if only_probability:
+        if "probability" in typed and agree((future.name, "probability"), "probability", of_future):
+            future.probability = typed["probability"]
+        return problems
+    future.sound = True
     for key in SETTINGS:
         if key in typed and agree(key, key, f"scenario {name!r}"):
             scenario.settings[key] = typed[key]
@@ -281,7 +294,7 @@ def _probability_problems(
 
 
 def _located(scenario: _Scenario) -> LocatedFutures:
-    futures = scenario.futures.values()
+    futures = [f for f in scenario.futures.values() if f.sound]
     settings = scenario.settings
     return LocatedFutures(
         Futures(

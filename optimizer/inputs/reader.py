@@ -27,16 +27,18 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from optimizer.domain import Gpu, Measurement, Offer, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.cells import SheetRow
+from optimizer.inputs.cells import SheetRow, Where
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.fleet_rows import FleetEntry
 from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems
+from optimizer.inputs.partial_rows import PartialWorkload, partial_workload, stand_ins
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -97,6 +99,8 @@ class WorkbookData:
     workload_names: frozenset[str] = frozenset()
     scenario_names: frozenset[str] = frozenset()
     workload_rows: Mapping[str, SheetRow] = field(default_factory=dict)
+    # Workloads rows with problems: what can still be checked of them (never planned)
+    partial_workloads: tuple[PartialWorkload, ...] = ()
     measurement_rows: Mapping[tuple[str, str], SheetRow] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # things to look at that are not errors
 
@@ -110,22 +114,25 @@ def _demand(
     workloads: Sequence[Workload],
     workload_names: Iterable[str],
     problems: list[Problem],
+    partials: Sequence[PartialWorkload] = (),
 ) -> tuple[DemandRow, ...]:
     """Rows of sheet Demand, each checked against its workload (model v2 §E).
 
-    A row naming a workload whose own row has a problem is left out silently:
-    that problem is reported already.
+    A row naming a workload whose own row has a problem is checked against the
+    kind and window of that row where they read fine, else left out silently:
+    that problem is reported already. Only rows of sound workloads are handed on.
     """
     valid = {w.name: w for w in workloads}
-    broken = set(workload_names) - set(valid)
+    standing = {name: w for name, w in stand_ins(partials).items() if w is not None}
+    broken = set(workload_names) - set(valid) - set(standing)
     rows = []
     for where, typed, found in _rows(file, table, DEMAND):
         problems.extend(found)
         if found or typed.get("workload") in broken or "workload" not in typed:
             continue
         rows.append(DemandRow(typed["workload"], typed["month"], typed["value"], where))
-    problems.extend(demand_problems(rows, valid))
-    return tuple(rows)
+    problems.extend(demand_problems(rows, {**standing, **valid}))
+    return tuple(r for r in rows if r.workload not in standing)
 
 
 def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
@@ -195,14 +202,20 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     offers = _offers(file, price_table, gpus_known, problems)
     fleet = _fleet(file, fleet_table, gpus_known, problems)
     problems.extend(_tdp_needed(gpus, gpu_rows, offers, fleet))
+    partials: list[PartialWorkload] = []
+
+    def keep_partial(values: Mapping[str, Any], where: Where, found: list[Problem]) -> None:
+        if (p := partial_workload(values, where, found)) is not None:
+            partials.append(p)
+
     workloads, workload_names, workload_rows = _records(
-        file, workload_table, WORKLOADS, build_workload, "workload", problems
+        file, workload_table, WORKLOADS, build_workload, "workload", problems, keep_partial
     )
     workloads_known = _checkable(workload_names, workload_table, "workload")
     measurements, measurement_rows = _measurements(
         file, throughput_table, workloads, workloads_known, gpus_known, problems, gpus
     )
-    demand = _demand(file, demand_table, workloads, workload_names, problems)
+    demand = _demand(file, demand_table, workloads, workload_names, problems, partials)
     scenarios, scenario_names = _scenarios(
         file, scenario_table, gpus_known, workloads_known, problems
     )
@@ -231,6 +244,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         gpu_names=frozenset(gpu_names),
         workload_names=frozenset(workload_names),
         workload_rows={w.name: workload_rows[w.name] for w in workloads},
+        partial_workloads=tuple(partials),
         measurement_rows=measurement_rows,
         warnings=tuple(_near_miss_sheets(file, names)),
     )

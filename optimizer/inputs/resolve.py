@@ -29,10 +29,16 @@ from optimizer.inputs.cells import Where
 from optimizer.inputs.demand_rows import DemandRow, checkable_rows, demand_problems, with_demand
 from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.futures_attach import with_futures
+from optimizer.inputs.partial_rows import (
+    PartialWorkload,
+    added_partials,
+    planned,
+    stand_ins,
+    unsure_name,
+)
 from optimizer.inputs.reader import WorkbookData
 from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
 from optimizer.inputs.scenario_refs import entry_problems
-from optimizer.inputs.scenario_sound import maybe_added
 from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
 
@@ -222,33 +228,41 @@ def build_scenario(
 
 
 def window_problems(
-    scenario: Scenario, wheres: Mapping[str, Where], horizon_origin: str | None
+    scenario: Scenario,
+    wheres: Mapping[str, Where],
+    horizon_origin: str | None,
+    partials: Sequence[PartialWorkload] = (),
 ) -> list[Problem]:
-    """Windows that run past this scenario's horizon (checked after every override)."""
+    """Windows that run past this scenario's horizon (checked after every override).
+
+    ``partials``: the workloads with problems it would plan, where their window read fine.
+    """
     horizon = scenario.horizon_months
     set_in = (
         f" (horizon_months from {horizon_origin})" if horizon_origin else " (the default horizon)"
     )
+    windows = [(w.name, w.start_month, w.end_month) for w in scenario.workloads]
+    windows += [(p.name, *p.window) for p in partials if p.window is not None]
     problems = []
-    for w in scenario.workloads:
-        where = wheres.get(w.name)
+    for name, start, end in windows:
+        where = wheres.get(name)
         if where is None:
             continue
-        if w.end_month is not None and w.end_month > horizon:
+        if end is not None and end > horizon:
             problems.append(
                 where.at(
                     "end_month",
-                    f"scenario {scenario.name!r}: the window ends in month {w.end_month}, past its {horizon}-month horizon{set_in}",
-                    w.end_month,
-                    f"a month from {w.start_month} to {horizon}",
+                    f"scenario {scenario.name!r}: the window ends in month {end}, past its {horizon}-month horizon{set_in}",
+                    end,
+                    f"a month from {start} to {horizon}",
                 )
             )
-        elif w.start_month > horizon:
+        elif start > horizon:
             problems.append(
                 where.at(
                     "start_month",
-                    f"scenario {scenario.name!r}: the window starts in month {w.start_month}, past its {horizon}-month horizon{set_in}",
-                    w.start_month,
+                    f"scenario {scenario.name!r}: the window starts in month {start}, past its {horizon}-month horizon{set_in}",
+                    start,
                     f"a month from 1 to {horizon}",
                 )
             )
@@ -257,25 +271,29 @@ def window_problems(
 
 def deadline_problems(
     built: Sequence[tuple[Scenario, Mapping[str, Where], str | None]],
+    partials: Mapping[str, Sequence[PartialWorkload]] = {},
 ) -> list[Problem]:
     """Recurring runs whose deadline is longer than a month's working hours (after every override).
 
     One problem per workload and limit, naming every scenario where it is too long.
+    ``partials``: by scenario, the workloads with problems it would plan.
     """
-    found: dict[tuple[str, str, float, float], tuple[Workload, Where, list[str]]] = {}
+    found: dict[tuple[str, str, float, float], tuple[float, Where, list[str]]] = {}
     for scenario, wheres, _ in built:
         a = scenario.assumptions
         hours = a.max_utilization * a.hours_per_month
-        for w in scenario.workloads:
-            where = wheres.get(w.name)
-            if where is None or w.runs_per_month is None or w.deadline_hours is None:
+        runs = [(w.name, w.recurring, w.deadline_hours) for w in scenario.workloads]
+        runs += [(p.name, p.recurring, p.deadline_hours) for p in partials.get(scenario.name, ())]
+        for name, recurring, deadline in runs:
+            where = wheres.get(name)
+            if where is None or not recurring or deadline is None:
                 continue
             # A hair of slack, so that the limit the message states is itself accepted.
-            if w.deadline_hours > hours * (1 + 1e-9):
-                key = (w.name, where.label, a.max_utilization, a.hours_per_month)
-                found.setdefault(key, (w, where, []))[2].append(scenario.name)
+            if deadline > hours * (1 + 1e-9):
+                key = (name, where.label, a.max_utilization, a.hours_per_month)
+                found.setdefault(key, (deadline, where, []))[2].append(scenario.name)
     problems = []
-    for (_, _, utilization, per_month), (w, where, scenarios) in found.items():
+    for (_, _, utilization, per_month), (deadline, where, scenarios) in found.items():
         hours = utilization * per_month
         named = ", ".join(repr(s) for s in scenarios)
         problems.append(
@@ -284,7 +302,7 @@ def deadline_problems(
                 f"scenario{'s' if len(scenarios) > 1 else ''} {named}: longer than a month's "
                 f"{hours:g} working hours (max_utilization {utilization:g} × hours_per_month "
                 f"{per_month:g}); a recurring run (runs_per_month given) must fit inside a month",
-                w.deadline_hours,
+                deadline,
                 f"a number > 0, at most {hours:g} (hours)",
             )
         )
@@ -378,6 +396,9 @@ def check_scenarios(
     if not rows:
         row_settings = {IMPLICIT_SCENARIO: defaults}
     workbook_wheres: dict[str, Where] = dict(workbook.workload_rows)
+    workbook_wheres.update((p.name, p.where) for p in workbook.partial_workloads)
+    standing = stand_ins(workbook.partial_workloads)  # rows with problems (None: unsure)
+    partials: dict[str, tuple[PartialWorkload, ...]] = {}  # by scenario, the ones it plans
     problems: list[Problem] = []
     built: list[tuple[Scenario, Mapping[str, Where], str | None]] = []
     unsound: dict[str, frozenset[str]] = {}  # entry → its keys with problems
@@ -385,6 +406,7 @@ def check_scenarios(
         files: tuple[Path, ...] = (workbook.path,)
         for name, settings in row_settings.items():
             scenario = build_scenario(name, settings, workbook, files)
+            partials[name] = planned(workbook.partial_workloads, settings.workloads)
             built.append((scenario, workbook_wheres, settings.origins.get("horizon_months")))
     else:
         files = (scenario_file.path, workbook.path)
@@ -394,7 +416,8 @@ def check_scenarios(
             problems.extend(found)
             if found or entry.partial:
                 unsound[entry.name] = entry.unsure
-            known = {w.name: w for w in (*workbook.workloads, *entry.add_workloads)}
+            known = {n: w for n, w in standing.items() if w is not None}
+            known.update({w.name: w for w in (*workbook.workloads, *entry.add_workloads)})
             base = _base_settings(entry, row_settings)
             own = (
                 None
@@ -407,7 +430,10 @@ def check_scenarios(
                 else None
             )
             file_rows = checkable_rows(
-                entry.demand, known, horizon, partial(maybe_added, unsure=entry.unsure)
+                entry.demand,
+                known,
+                horizon,
+                partial(unsure_name, standing=standing, unsure=entry.unsure),
             )
             problems.extend(demand_problems(file_rows, known, horizon))
             if own is None:
@@ -423,6 +449,9 @@ def check_scenarios(
                 [f for f in entry.fleet if f.gpu in workbook.gpu_names],
             )
             wheres = {**workbook_wheres, **entry.add_workload_wheres}
+            added = added_partials(entry.add_workload_partials, wheres)
+            wheres.update((p.name, p.where) for p in added)
+            partials[entry.name] = (*planned(workbook.partial_workloads, own.workloads), *added)
             built.append((scenario, wheres, own.origins.get("horizon_months")))
     built, found = with_futures(built, workbook, scenario_file, next(iter(row_settings)))
     problems.extend(found)
@@ -432,7 +461,9 @@ def check_scenarios(
     for scenario, located, horizon_origin in built:
         unsure = unsound.get(scenario.name, frozenset())
         if not unsure & {"horizon_months", "workloads"}:
-            problems.extend(window_problems(scenario, located, horizon_origin))
+            problems.extend(
+                window_problems(scenario, located, horizon_origin, partials[scenario.name])
+            )
         if unsure & {"workloads", "exclude_gpus"}:
             continue  # the workloads or GPU types it plans are not known for sure
         for w in scenario.workloads:
@@ -448,7 +479,8 @@ def check_scenarios(
     }
     problems.extend(
         deadline_problems(
-            [b for b in built if not unsound.get(b[0].name, frozenset()) & deadline_keys]
+            [b for b in built if not unsound.get(b[0].name, frozenset()) & deadline_keys],
+            partials,
         )
     )
     problems.extend(_params_problems(needs, needy, all_wheres))

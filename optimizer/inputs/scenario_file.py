@@ -37,6 +37,7 @@ from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
 from optimizer.inputs.futures_file import FuturesOverride, entry_futures
+from optimizer.inputs.partial_rows import PartialWorkload, partial_workload
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS, build_workload
 from optimizer.inputs.scenario_lines import (
     YamlWhere,
@@ -92,6 +93,7 @@ class ScenarioEntry:
     prices: tuple[PriceChange, ...] = ()
     add_workloads: tuple[Workload, ...] = ()
     add_workload_wheres: Mapping[str, YamlWhere] = field(default_factory=dict)
+    add_workload_partials: tuple[PartialWorkload, ...] = ()  # entries with problems, in part
     demand: tuple[DemandRow, ...] = ()  # model v2 §E: rows as in sheet Demand
     fleet: tuple[FleetEntry, ...] = ()  # model v2 §E: rows as in sheet Fleet
     futures: FuturesOverride | None = None  # issue 19: futures:, decide_by_month, max_regret*
@@ -272,7 +274,7 @@ def _scenario(
     assumptions, found = _assumptions(raw.get("assumptions"), node, where)
     problems.extend(found)
     unsure.update(p.about for p in found if p.about)
-    added, wheres, found = _added_workloads(raw.get("add_workloads"), node, file, label)
+    added, wheres, partials, found = _added_workloads(raw.get("add_workloads"), node, file, label)
     problems.extend(found)
     unsure.update(unsure_added(raw.get("add_workloads"), wheres) if found else ())
     model = sound.model
@@ -336,6 +338,7 @@ def _scenario(
         prices=prices,
         add_workloads=added,
         add_workload_wheres=wheres,
+        add_workload_partials=partials,
         demand=demand,
         fleet=fleet,
         futures=futures,
@@ -435,9 +438,12 @@ def _fleet(
 
 def _added_workloads(
     raw: object, node: Node | None, file: str, label: str
-) -> tuple[tuple[Workload, ...], dict[str, YamlWhere], list[Problem]]:
+) -> tuple[tuple[Workload, ...], dict[str, YamlWhere], tuple[PartialWorkload, ...], list[Problem]]:
+    """The entries added, where each is, the sound part of those with problems (but with an
+    unknown key, which may be any column mistyped), and the problems."""
     if not isinstance(raw, list):
-        return (), {}, []
+        return (), {}, (), []
+    partials: dict[str, PartialWorkload] = {}
     _, list_node = _child(node, "add_workloads") if node is not None else (None, None)
     specs = SPECS[WORKLOADS.name]
     workloads = []
@@ -456,11 +462,12 @@ def _added_workloads(
             continue
         unknown = [str(k) for k in entry if str(k) not in specs]
         nested = [str(k) for k, v in entry.items() if isinstance(v, dict | list)]
-        problems.extend(
+        bad = [
             where.at(k, "must be a single value, not a list or mapping", None, specs[k].expected)
             for k in nested
             if k in specs
-        )
+        ]
+        problems.extend(bad)
         problems.extend(
             where.at(
                 k, f"unknown key{suggestion(k, specs)}", None, "a column of the Workloads sheet"
@@ -472,7 +479,11 @@ def _added_workloads(
         )
         workload, more = build_workload(values, where)
         problems.extend([*found, *beyond(found, more)])
-        if workload is not None and not found and not unknown and not nested:
+        if workload is None or found or unknown or nested:
+            sound = None if unknown else partial_workload(values, where, [*bad, *found, *more])
+            if sound is not None and sound.name not in wheres:
+                partials.setdefault(sound.name, sound)
+        else:
             if workload.name in wheres:
                 problems.append(
                     where.at(
@@ -484,4 +495,4 @@ def _added_workloads(
                 continue
             workloads.append(workload)
             wheres[workload.name] = where
-    return tuple(workloads), wheres, problems
+    return tuple(workloads), wheres, tuple(partials.values()), problems

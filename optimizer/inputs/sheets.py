@@ -89,8 +89,13 @@ def _records(
     build: Callable[[Mapping[str, Any], Where], tuple[Any, list[Problem]]],
     key: str,
     problems: list[Problem],
+    partial: Callable[[Mapping[str, Any], Where, list[Problem]], Any] | None = None,
 ) -> tuple[tuple[Any, ...], set[str], dict[str, SheetRow]]:
-    """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names."""
+    """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names.
+
+    ``partial`` is given the sound cells and problems of each row with problems
+    (but a duplicate's), for the checks still to be made on them.
+    """
     built = []
     names: set[str] = set()
     rows: dict[str, SheetRow] = {}
@@ -117,6 +122,8 @@ def _records(
         problems.extend(beyond(found, more))
         if record is not None and not found:
             built.append(record)
+        elif partial is not None:
+            partial(typed, where, [*found, *more])
     return tuple(built), names, rows
 
 

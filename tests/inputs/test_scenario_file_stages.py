@@ -305,3 +305,42 @@ def test_only_the_name_of_an_added_workload_with_problems_is_spared(
         "'nope3' in the workbook (found 'nope3'); expected a name from sheet Workloads "
         "(or added by the scenario)",
     ]
+
+
+def test_added_workloads_with_problems_still_have_their_window_and_deadline_checked(
+    validate: Callable[[str], list[str]],
+) -> None:
+    # Entry 2 lacks its tokens, entry 3 has a bad precision: the deadline of one and
+    # the window of the other are still checked. Entry 1's unknown key may be any
+    # column mistyped: nothing more of it is checked.
+    text = """\
+        - name: a
+          base: us
+          add_workloads:
+            - {workload: c70, kind: realtime_inference, params_b: 70, end_mnth: 99}
+            - workload: b1
+              kind: batch_inference
+              params_b: 8
+              runs_per_month: 2
+              deadline_hours: 900
+            - {workload: l1, kind: lora, params_b: 7, tokens: 1e8, end_month: 99,
+               precision: bf17}
+        """
+    assert validate(text) == [
+        "s.yaml, line 6: scenario 'a', add_workloads entry 1, end_mnth: unknown key; "
+        "did you mean 'end_month'?; expected a column of the Workloads sheet",
+        "s.yaml, line 6: scenario 'a', add_workloads entry 1, tokens_per_second: is blank; "
+        "a realtime_inference workload needs its demand; expected a number > 0 (tokens/s)",
+        "s.yaml, line 7: scenario 'a', add_workloads entry 2, tokens: is blank; a "
+        "batch_inference workload needs the tokens of one run; expected a number > 0 (tokens)",
+        "s.yaml, line 13: scenario 'a', add_workloads entry 3, precision: unknown precision; "
+        "did you mean 'bf16'? (found 'bf17'); expected one of fp32, bf16, fp16, fp8, int8, "
+        "int4",
+        "s.yaml, line 12: scenario 'a', add_workloads entry 3, end_month: scenario 'a': the "
+        "window ends in month 99, past its 24-month horizon (horizon_months from Scenarios "
+        "sheet, row 2) (found 99); expected a month from 1 to 24",
+        "s.yaml, line 11: scenario 'a', add_workloads entry 2, deadline_hours: scenario 'a': "
+        "longer than a month's 693.5 working hours (max_utilization 0.95 × hours_per_month "
+        "730); a recurring run (runs_per_month given) must fit inside a month (found 900.0); "
+        "expected a number > 0, at most 693.5 (hours)",
+    ]
