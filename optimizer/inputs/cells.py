@@ -125,8 +125,8 @@ def shown(raw: object) -> object:
     return raw
 
 
-def suggestion(name: str, known: Iterable[str]) -> str:
-    """``; did you mean 'H100'?`` when a known name is close, else ''.
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name close to ``name``, or None.
 
     Case is ignored, and the letter O counts as the digit 0 (``H1OO``).
     """
@@ -136,7 +136,37 @@ def suggestion(name: str, known: Iterable[str]) -> str:
 
     by_plain = {plain(k): k for k in known}
     close = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.6)
-    return f"; did you mean {by_plain[close[0]]!r}?" if close else ""
+    return by_plain[close[0]] if close else None
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'H100'?`` when a known name is close (``closest``), else ''."""
+    match = closest(name, known)
+    return f"; did you mean {match!r}?" if match is not None else ""
+
+
+def normalize_name(raw: object) -> str:
+    """A header or key as a comparison sees it: ``Min-Replicas [n]`` → ``min_replicas``.
+
+    Case, surrounding spaces, units in parentheses or brackets are dropped;
+    runs of spaces and hyphens become one underscore.
+    """
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]", "", _text(raw)).strip().lower()
+    return re.sub(r"[\s\-]+", "_", text)
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """``closest`` after ``normalize_name`` on both sides: ``min replicas`` → ``min_replicas``."""
+    by_normal = {normalize_name(k): k for k in known}
+    normal = normalize_name(name)
+    match = normal if normal in by_normal else closest(normal, by_normal)
+    return None if match is None else by_normal[match]
+
+
+def name_suggestion(name: str, known: Iterable[str]) -> str:
+    """``suggestion`` by ``closest_name``: ``pue (ratio)`` → ``; did you mean 'pue'?``."""
+    match = closest_name(name, known)
+    return f"; did you mean {match!r}?" if match is not None else ""
 
 
 def _number(raw: object) -> float:

@@ -65,7 +65,13 @@ from optimizer.inputs.sheets import (
     _scenarios,
     _tdp_needed,
 )
-from optimizer.inputs.tables import SheetTable, _missing_columns, _rows, _table
+from optimizer.inputs.tables import (
+    SheetTable,
+    _missing_columns,
+    _rows,
+    _table,
+    near_miss_headers,
+)
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 
 # ---------------------------------------------------------------- workbook data
@@ -151,6 +157,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         ) from exc
     problems: list[Problem] = []
     read_tables: list[SheetTable] = []
+    header_warnings: list[str] = []
 
     def table(sheet: Sheet | str) -> SheetTable | None:
         sheet_name = sheet if isinstance(sheet, str) else sheet.name
@@ -174,6 +181,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             known += list(ASSUMPTION_KEYS)
         t, found = _table(file, actual, grids[actual], unreadable[actual], known)
         problems.extend(found)
+        if sheet is not SCENARIOS and grids[actual]:  # Scenarios refuses unknown columns
+            header_warnings.extend(near_miss_headers(file, t, grids[actual][0], known))
         read_tables.append(t)
         if isinstance(sheet, Sheet):
             problems.extend(_missing_columns(file, t, sheet))
@@ -232,7 +241,10 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         workload_names=frozenset(workload_names),
         workload_rows={w.name: workload_rows[w.name] for w in workloads},
         measurement_rows=measurement_rows,
-        warnings=tuple(_near_miss_sheets(file, names)),
+        warnings=(
+            *_near_miss_sheets(file, names),
+            *header_warnings,
+        ),
     )
     problems.extend(merged_data_problems(path, read_tables, grids, problems))
     return data, explain_merged_blanks(path, problems)

@@ -1,0 +1,90 @@
+"""Allowed but doubtful input is a warning, never an error: near-miss headers and keys.
+
+The contract ignores extra columns, so a near-miss header does not stop a
+plan; it is printed by ``validate`` and carried in the plan's diagnostics by
+``solve``, naming the file, sheet and cell.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from optimizer.cli import main
+from tests.conftest import set_cell, sha256, valid_sheets, write_sheets
+
+MIN_REPLICAS = (
+    "warning: input.xlsx, sheet Workloads, cell M1: header 'min replicas' is not a column "
+    "gpumix reads; did you mean min_replicas? its values are ignored (rename the header to "
+    "min_replicas if they are meant)"
+)
+MAX_UNITS = (
+    "warning: input.xlsx, sheet Prices, cell E1: header 'max unit (GPUs)' is not a column "
+    "gpumix reads; did you mean max_units? its values are ignored (rename the header to "
+    "max_units if they are meant)"
+)
+
+
+def _validate_and_solve(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, list[str]]:
+    """validate's standard output, and the first scenario's diagnostics from solve --json."""
+    before = sha256(path)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert main(["solve", str(path), "--json", "--output", str(tmp_path / "r.xlsx")]) == 0
+    (entry, *_) = json.loads(capsys.readouterr().out)["scenarios"]
+    assert sha256(path) == before  # the input is never changed
+    return out, entry["diagnostics"]
+
+
+def test_near_miss_headers_are_warnings_naming_the_cell_and_the_column_meant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Workloads", 3, "min replicas", 2)
+    sheets["Prices"][0][4] = "max unit (GPUs)"
+    out, diagnostics = _validate_and_solve(
+        write_sheets(tmp_path / "input.xlsx", sheets), tmp_path, capsys
+    )
+    assert MIN_REPLICAS in out.splitlines()
+    assert MAX_UNITS in out.splitlines()
+    assert MIN_REPLICAS in diagnostics and MAX_UNITS in diagnostics
+
+
+@pytest.mark.parametrize("header", ["Min-Replicas", "MIN_REPLICA (replicas)", " min  replicas "])
+def test_spaces_hyphens_case_and_units_are_ignored_when_comparing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str
+) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Workloads", 3, header, 2)
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    assert (
+        f"header {header.strip()!r} is not a column gpumix reads; did you mean min_replicas?"
+        in (capsys.readouterr().out)
+    )
+
+
+def test_unrelated_extra_columns_and_present_columns_are_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Prices", 2, "notes", "anything at all")
+    set_cell(sheets, "Assumptions", 2, "unit", "USD per kWh")
+    set_cell(sheets, "Workloads", 3, "min_replicas (replicas)", 2)
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_an_assumption_key_with_its_unit_gets_a_suggestion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    sheets["Assumptions"][2][0] = "pue (ratio)"
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 2
+    assert (
+        "input.xlsx, sheet Assumptions, cell A3, column key: unknown assumption key; did you "
+        "mean 'pue'? (found 'pue (ratio)'); expected a key listed in the README sheet"
+    ) in capsys.readouterr().err
