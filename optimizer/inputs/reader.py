@@ -37,6 +37,7 @@ from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems
+from optimizer.inputs.plausible import implausible_values
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -244,6 +245,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         warnings=(
             *_near_miss_sheets(file, names),
             *header_warnings,
+            *implausible_values(assumptions, scenarios),
         ),
     )
     problems.extend(merged_data_problems(path, read_tables, grids, problems))

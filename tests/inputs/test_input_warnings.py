@@ -1,8 +1,9 @@
-"""Allowed but doubtful input is a warning, never an error: near-miss headers and keys.
+"""Doubtful but allowed input is a warning: near-miss headers and keys, implausible values.
 
-The contract ignores extra columns, so a near-miss header does not stop a
-plan; it is printed by ``validate`` and carried in the plan's diagnostics by
-``solve``, naming the file, sheet and cell.
+The contract ignores extra columns and only asks ``hours_per_month`` and
+``pue`` to be more than 0, so none of these stop a plan; each is printed by
+``validate`` and carried in the plan's diagnostics by ``solve``, naming the
+file, sheet and cell.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ MAX_UNITS = (
     "warning: input.xlsx, sheet Prices, cell E1: header 'max unit (GPUs)' is not a column "
     "gpumix reads; did you mean max_units? its values are ignored (rename the header to "
     "max_units if they are meant)"
+)
+HOURS = (
+    "warning: input.xlsx, sheet Assumptions, cell B4: hours_per_month is 7300, more than the "
+    "744 hours of the longest month (31 × 24; an average month has 730); gpumix plans with it "
+    "as given, check it is not a typo"
+)
+PUE = (
+    "warning: input.xlsx, sheet Assumptions, cell B3: pue is 0.5, less than 1, yet a site "
+    "cannot draw less power than its IT equipment (1 means no cooling overhead; the default is "
+    "1.3); gpumix plans with it as given, check it is not a typo"
 )
 
 
@@ -88,3 +99,38 @@ def test_an_assumption_key_with_its_unit_gets_a_suggestion(
         "input.xlsx, sheet Assumptions, cell A3, column key: unknown assumption key; did you "
         "mean 'pue'? (found 'pue (ratio)'); expected a key listed in the README sheet"
     ) in capsys.readouterr().err
+
+
+def test_implausible_hours_per_month_and_pue_are_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    sheets["Assumptions"][2][1] = 0.5
+    sheets["Assumptions"].append(["hours_per_month", 7300, None])
+    out, diagnostics = _validate_and_solve(
+        write_sheets(tmp_path / "input.xlsx", sheets), tmp_path, capsys
+    )
+    assert PUE in out.splitlines() and HOURS in out.splitlines()
+    assert PUE in diagnostics and HOURS in diagnostics
+
+
+def test_an_implausible_value_in_a_scenario_row_names_its_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheets = valid_sheets()
+    set_cell(sheets, "Scenarios", 3, "pue", 0.9)
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    assert "warning: input.xlsx, sheet Scenarios, cell H3: pue is 0.9, less than 1" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(("key", "value"), [("hours_per_month", 744), ("pue", 1)])
+def test_the_limits_themselves_are_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, value: float
+) -> None:
+    sheets = valid_sheets()
+    sheets["Assumptions"] = [row for row in sheets["Assumptions"] if row[0] != key]
+    sheets["Assumptions"].append([key, value, None])
+    assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
+    assert "warning" not in capsys.readouterr().out
