@@ -41,21 +41,24 @@ class FieldSpec:
 
     @classmethod
     def of_column(cls, column: Column) -> FieldSpec:
-        # A fraction column is a share of something (MFU): more than 1 is impossible;
-        # a growth rate is not a share (uncapped).
-        at_most_one = column.fraction and not column.uncapped
-        expected = column.expected + (", at most 1" if at_most_one else "")
         return cls(
             name=column.name,
             type=column.type,
-            expected=expected,
+            expected=column.expected,
             required=column.required,
             minimum=column.minimum,
             maximum=column.maximum,
             positive=column.positive,
-            at_most_one=at_most_one,
+            at_most_one=column.at_most_one,
             allowed=column.allowed,
         )
+
+    @property
+    def upper(self) -> float | None:
+        """The largest value accepted, or None; 1 for a share, or a rate below 1 (1 refused)."""
+        if self.at_most_one or self.below_one:
+            return 1.0 if self.maximum is None else min(self.maximum, 1.0)
+        return self.maximum
 
     @classmethod
     def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
