@@ -5,7 +5,7 @@ gpumix plans with whatever is given; but a month of 7,300 hours (a typo for
 730) or a PUE of 0.5 (a site drawing less power than its GPUs) changes every
 cost quietly. Each such cell gets one warning naming the file, sheet, cell
 and value and saying why, wherever it was set: sheet Assumptions or a
-scenario's row in sheet Scenarios.
+scenario's row in sheet Scenarios, or a scenario file's ``assumptions:``.
 """
 
 from __future__ import annotations
@@ -32,18 +32,21 @@ _CHECKS: Mapping[str, tuple[Callable[[float], bool], str]] = {
 }
 
 
-def _warning(file: str, sheet: str, cell: str | None, key: str, value: object) -> str | None:
+def _warning(place: str, key: str, value: object) -> str | None:
     check = _CHECKS.get(key)
     if check is None or not isinstance(value, float | int) or isinstance(value, bool):
         return None
     implausible, why = check
     if not implausible(float(value)):
         return None
-    place = f", cell {cell}" if cell else ""
     return (
-        f"warning: {Path(file).name}, sheet {sheet}{place}: {key} is {value:g}, {why}; "
+        f"warning: {place}: {key} is {value:g}, {why}; "
         "gpumix plans with it as given, check it is not a typo"
     )
+
+
+def _cell(file: str, sheet: str, cell: str | None) -> str:
+    return f"{Path(file).name}, sheet {sheet}" + (f", cell {cell}" if cell else "")
 
 
 def implausible_values(
@@ -51,12 +54,22 @@ def implausible_values(
 ) -> list[str]:
     """One warning per implausible value in sheet Assumptions, then in sheet Scenarios."""
     found = [
-        _warning(row.where.file, row.where.sheet, row.where.cell("value"), row.key, row.value)
+        _warning(
+            _cell(row.where.file, row.where.sheet, row.where.cell("value")), row.key, row.value
+        )
         for row in assumptions
     ]
     found += [
-        _warning(row.where.file, row.where.sheet, row.where.cell(key), key, value)
+        _warning(_cell(row.where.file, row.where.sheet, row.where.cell(key)), key, value)
         for row in scenarios
         for key, value in row.assumptions.items()
     ]
+    return [w for w in found if w is not None]
+
+
+def implausible_in_file(
+    assumptions: Mapping[str, object], origin: Callable[[str], str]
+) -> list[str]:
+    """The same warnings for a scenario file's ``assumptions:``; ``origin(key)`` is ``eu.yaml, line 12``."""
+    found = [_warning(origin(key), key, value) for key, value in assumptions.items()]
     return [w for w in found if w is not None]

@@ -134,3 +134,20 @@ def test_the_limits_themselves_are_no_warning(
     sheets["Assumptions"].append([key, value, None])
     assert main(["validate", str(write_sheets(tmp_path / "input.xlsx", sheets))]) == 0
     assert "warning" not in capsys.readouterr().out
+
+
+def test_an_implausible_value_in_a_scenario_file_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    path = tmp_path / "odd.yaml"
+    path.write_text(
+        "workbook: input.xlsx\nscenarios:\n  - name: odd\n    assumptions:\n"
+        "      electricity_per_kwh: 0.2\n      hours_per_month: 7300\n",
+        encoding="utf-8",
+    )
+    assert main(["validate", str(path)]) == 0
+    assert (
+        "warning: odd.yaml, line 6: hours_per_month is 7300, more than the 744 hours of the "
+        "longest month"
+    ) in capsys.readouterr().out
