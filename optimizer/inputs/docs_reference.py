@@ -254,7 +254,10 @@ def render_workbook_reference() -> str:
         "The input workbook has one sheet per table below. The header is the first row; a "
         "header matches a column when, ignoring case, surrounding spaces and any text in "
         "parentheses, it equals the column's name (`price (USD)` is `price`). Columns may "
-        "come in any order; a blank cell means its default, or no limit. `gpumix template "
+        "come in any order; a blank cell means its default, or no limit. An extra column is "
+        "ignored, but a header close to a column the sheet lacks (`min replicas`, "
+        "`max unit (GPUs)`) is a warning naming its cell, since its values would be "
+        "silently left out. `gpumix template "
         "OUT.xlsx` writes an empty workbook with these headers and drop-down lists.",
         "",
     ]
