@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from optimizer.estimate import architecture, memory, training
 from optimizer.estimate import pairs as estimate
 from optimizer.inputs import schema
 from optimizer.inputs.docs_reference import assumption_default_text
+from optimizer.inputs.example_data import GPUS as EXAMPLE_GPUS
 from optimizer.results import PairEstimate
 
 DOC = (Path(__file__).parent.parent / "docs" / "methodology.md").read_text(encoding="utf-8")
@@ -60,6 +62,9 @@ def test_worked_examples_match_the_estimator() -> None:
     rtx = gpu(
         "RTX 4090", vram_gb=24.0, fp16_tflops=330.0, memory_bandwidth_gbs=1008.0, nvlink=False
     )
+    # The example's RTX 4090, as §1.3 says: MFU 0.35 for training (PCIe cards).
+    (rtx_example,) = (g for g in EXAMPLE_GPUS if g["gpu"] == "RTX 4090")
+    rtx_training = replace(rtx, mfu_training=float(rtx_example["mfu_training"]))
     l4 = gpu("L4", vram_gb=24.0, fp16_tflops=121.0, memory_bandwidth_gbs=300.0, nvlink=False)
 
     def one(w: Workload, g: Gpu) -> PairEstimate:
@@ -78,8 +83,10 @@ def test_worked_examples_match_the_estimator() -> None:
         f"needs 14 + 0.34 + 4.5 = {one(lora, rtx).memory_gb:.2f} GB",
         f"QLoRA 3.64 + 0.34 + 4.5 = {one(qlora, rtx).memory_gb:.2f} GB",
         f"QLoRA 33.8 + 3.12 + 4.5 = {one(qlora65, rtx).memory_gb:.2f} GB",
-        f"3,600) = {one(lora, h100).gpu_hours:.2f} GPU-hours; on one RTX 4090 (330 TFLOPS)"
-        f" {one(lora, rtx).gpu_hours:.2f}",
+        f"3,600) = {one(lora, h100).gpu_hours:.2f} GPU-hours; on one RTX 4090 (330 TFLOPS,"
+        f" MFU {rtx_training.mfu_training:.2f} as the example sets for PCIe cards) the same"
+        f" numerator over (330 × 10¹² × {rtx_training.mfu_training:.2f} × 0.90 × 3,600) gives"
+        f" {one(lora, rtx_training).gpu_hours:.2f}.",
         f"= {one(chat, h100).latency_ms:.2f} ms (6.82 ms",
         f"33.1 / 128) ms = {one(chat, h100).tokens_per_second_per_replica:,.0f} tokens/s",
         f"216 sequences, {one(fast, h100).tokens_per_second_per_replica:,.0f} tokens/s",
@@ -90,3 +97,17 @@ def test_worked_examples_match_the_estimator() -> None:
     ]
     for text in stated:
         assert text in doc
+
+
+def test_fidelity_ratios_are_those_of_the_printed_figures() -> None:
+    # A reader checks 2.79 / 3.04 = 0.92 against the page, not against unrounded figures.
+    section = DOC.split("### 1.7", 1)[1].split("\n### ", 1)[0]
+    rows = [
+        line.split(" | ")
+        for line in section.splitlines()
+        if line.startswith("| ") and " | http" in line
+    ]
+    assert len(rows) >= 30
+    for cells in rows:
+        published, estimated = (float(c.replace(",", "")) for c in cells[1:3])
+        assert f"{estimated / published:.2f}" == cells[3], cells[0]

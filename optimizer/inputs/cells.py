@@ -41,21 +41,24 @@ class FieldSpec:
 
     @classmethod
     def of_column(cls, column: Column) -> FieldSpec:
-        # A fraction column is a share of something (MFU): more than 1 is impossible;
-        # a growth rate is not a share (uncapped).
-        at_most_one = column.fraction and not column.uncapped
-        expected = column.expected + (", at most 1" if at_most_one else "")
         return cls(
             name=column.name,
             type=column.type,
-            expected=expected,
+            expected=column.expected,
             required=column.required,
             minimum=column.minimum,
             maximum=column.maximum,
             positive=column.positive,
-            at_most_one=at_most_one,
+            at_most_one=column.at_most_one,
             allowed=column.allowed,
         )
+
+    @property
+    def upper(self) -> float | None:
+        """The largest value accepted, or None; 1 for a share, or a rate below 1 (1 refused)."""
+        if self.at_most_one or self.below_one:
+            return 1.0 if self.maximum is None else min(self.maximum, 1.0)
+        return self.maximum
 
     @classmethod
     def of_assumption(cls, key: AssumptionKey) -> FieldSpec:
@@ -125,8 +128,8 @@ def shown(raw: object) -> object:
     return raw
 
 
-def suggestion(name: str, known: Iterable[str]) -> str:
-    """``; did you mean 'H100'?`` when a known name is close, else ''.
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name close to ``name``, or None.
 
     Case is ignored, and the letter O counts as the digit 0 (``H1OO``).
     """
@@ -136,7 +139,37 @@ def suggestion(name: str, known: Iterable[str]) -> str:
 
     by_plain = {plain(k): k for k in known}
     close = difflib.get_close_matches(plain(name), list(by_plain), n=1, cutoff=0.6)
-    return f"; did you mean {by_plain[close[0]]!r}?" if close else ""
+    return by_plain[close[0]] if close else None
+
+
+def suggestion(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'H100'?`` when a known name is close (``closest``), else ''."""
+    match = closest(name, known)
+    return f"; did you mean {match!r}?" if match is not None else ""
+
+
+def normalize_name(raw: object) -> str:
+    """A header or key as a comparison sees it: ``Min-Replicas [n]`` → ``min_replicas``.
+
+    Case, surrounding spaces, units in parentheses or brackets are dropped;
+    runs of spaces and hyphens become one underscore.
+    """
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]", "", _text(raw)).strip().lower()
+    return re.sub(r"[\s\-]+", "_", text)
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """``closest`` after ``normalize_name`` on both sides: ``min replicas`` → ``min_replicas``."""
+    by_normal = {normalize_name(k): k for k in known}
+    normal = normalize_name(name)
+    match = normal if normal in by_normal else closest(normal, by_normal)
+    return None if match is None else by_normal[match]
+
+
+def name_suggestion(name: str, known: Iterable[str]) -> str:
+    """``suggestion`` by ``closest_name``: ``pue (ratio)`` → ``; did you mean 'pue'?``."""
+    match = closest_name(name, known)
+    return f"; did you mean {match!r}?" if match is not None else ""
 
 
 def _number(raw: object) -> float:

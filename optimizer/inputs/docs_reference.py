@@ -18,6 +18,24 @@ from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "workbook.md"
 REGENERATE = "python -m optimizer.inputs.docs_reference"
 
+
+def type_text(column: Column) -> str:
+    """The column's type with its bounds, without the unit (docs list the unit apart)."""
+    if column.type is ColumnType.INTEGER:
+        text = "whole number"
+    elif column.type is ColumnType.NUMBER:
+        text = "fraction" if column.fraction else "number"
+    else:
+        return column.type.value
+    text += column.lower_text
+    # The same upper bound the reader enforces (cells.FieldSpec.of_column).
+    if column.maximum is not None:
+        text += f", at most {column.maximum:,g}"
+    elif column.at_most_one:
+        text += ", at most 1"
+    return text
+
+
 # The keys of a scenario file (workbook.md, "Scenario files"), in the
 # contract's order: key, what it holds, meaning.
 SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
@@ -82,7 +100,7 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "max_regret_share",
-        "fraction ≥ 0",
+        type_text(schema.FUTURES.column("max_regret_share")),
         "As sheet Futures' column; null removes the base's bound. An error without any futures.",
     ),
 )
@@ -97,21 +115,6 @@ def default_text(column: Column) -> str:
     if isinstance(column.default, bool):
         return "TRUE" if column.default else "FALSE"
     return f"{column.default:g}" if isinstance(column.default, float) else str(column.default)
-
-
-def type_text(column: Column) -> str:
-    """The column's type with its bounds, without the unit (docs list the unit apart)."""
-    if column.type is ColumnType.INTEGER:
-        text = "whole number"
-    elif column.type is ColumnType.NUMBER:
-        text = "fraction" if column.fraction else "number"
-    else:
-        return column.type.value
-    if column.positive:
-        return text + " > 0"
-    if column.minimum is not None:
-        return text + f" ≥ {column.minimum:g}"
-    return text
 
 
 def allowed_text(column: Column) -> str:
@@ -251,7 +254,10 @@ def render_workbook_reference() -> str:
         "The input workbook has one sheet per table below. The header is the first row; a "
         "header matches a column when, ignoring case, surrounding spaces and any text in "
         "parentheses, it equals the column's name (`price (USD)` is `price`). Columns may "
-        "come in any order; a blank cell means its default, or no limit. `gpumix template "
+        "come in any order; a blank cell means its default, or no limit. An extra column is "
+        "ignored, but a header close to a column the sheet lacks (`min replicas`, "
+        "`max unit (GPUs)`) is a warning naming its cell, since its values would be "
+        "silently left out. `gpumix template "
         "OUT.xlsx` writes an empty workbook with these headers and drop-down lists.",
         "",
     ]

@@ -8,12 +8,14 @@ all of them, so that a user fixes everything in one pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import optimizer
 from optimizer.domain import LoadedInput, Scenario
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.files import unreadable_reason
+from optimizer.inputs.plausible import implausible_in_file
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
 from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
@@ -100,6 +102,8 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
     problems.extend(_too_large(path, scenarios))
     if problems:
         raise InputError(problems)
+    if scenario_file is not None:
+        scenarios = _with_file_warnings(scenarios, scenario_file)
     scenarios = _selected(path, scenarios, scenario_names)
     return LoadedInput(
         scenarios=scenarios,
@@ -108,6 +112,19 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
         offer_count=len(workbook.offers),
         workload_count=_workload_count(workbook, scenarios),
     )
+
+
+def _with_file_warnings(
+    scenarios: tuple[Scenario, ...], scenario_file: ScenarioFile
+) -> tuple[Scenario, ...]:
+    """Each scenario with the warnings about implausible values its file entry sets."""
+    entries = {entry.name: entry for entry in scenario_file.scenarios}
+    out = []
+    for s in scenarios:
+        entry = entries.get(s.name)
+        found = [] if entry is None else implausible_in_file(entry.assumptions, entry.origin)
+        out.append(replace(s, input_warnings=(*s.input_warnings, *found)) if found else s)
+    return tuple(out)
 
 
 def _too_large(path: Path, scenarios: Sequence[Scenario]) -> list[Problem]:

@@ -39,6 +39,7 @@ from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems
 from optimizer.inputs.partial_rows import PartialWorkload, partial_workload, stand_ins
+from optimizer.inputs.plausible import implausible_values
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -67,7 +68,13 @@ from optimizer.inputs.sheets import (
     _scenarios,
     _tdp_needed,
 )
-from optimizer.inputs.tables import SheetTable, _missing_columns, _rows, _table
+from optimizer.inputs.tables import (
+    SheetTable,
+    _missing_columns,
+    _rows,
+    _table,
+    near_miss_headers,
+)
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 
 # ---------------------------------------------------------------- workbook data
@@ -158,6 +165,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         ) from exc
     problems: list[Problem] = []
     read_tables: list[SheetTable] = []
+    header_warnings: list[str] = []
 
     def table(sheet: Sheet | str) -> SheetTable | None:
         sheet_name = sheet if isinstance(sheet, str) else sheet.name
@@ -181,6 +189,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             known += list(ASSUMPTION_KEYS)
         t, found = _table(file, actual, grids[actual], unreadable[actual], known)
         problems.extend(found)
+        if sheet is not SCENARIOS and grids[actual]:  # Scenarios refuses unknown columns
+            header_warnings.extend(near_miss_headers(file, t, grids[actual][0], known))
         read_tables.append(t)
         if isinstance(sheet, Sheet):
             problems.extend(_missing_columns(file, t, sheet))
@@ -246,7 +256,11 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         workload_rows={w.name: workload_rows[w.name] for w in workloads},
         partial_workloads=tuple(partials),
         measurement_rows=measurement_rows,
-        warnings=tuple(_near_miss_sheets(file, names)),
+        warnings=(
+            *_near_miss_sheets(file, names),
+            *header_warnings,
+            *implausible_values(assumptions, scenarios),
+        ),
     )
     problems.extend(merged_data_problems(path, read_tables, grids, problems))
     return data, explain_merged_blanks(path, problems)

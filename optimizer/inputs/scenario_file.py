@@ -32,7 +32,15 @@ from yaml.nodes import Node
 
 from optimizer.domain import OfferOption, Workload
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.cells import BadValue, beyond, coerce, coerce_fields, shown, suggestion
+from optimizer.inputs.cells import (
+    BadValue,
+    beyond,
+    coerce,
+    coerce_fields,
+    name_suggestion,
+    shown,
+    suggestion,
+)
 from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
@@ -366,7 +374,7 @@ def _assumptions(
             problems.append(
                 local.at(
                     f"assumptions.{key}",
-                    f"unknown assumption key{suggestion(str(key), ASSUMPTION_KEYS)}",
+                    f"unknown assumption key{name_suggestion(str(key), ASSUMPTION_KEYS)}",
                     None,
                     "a key of the Assumptions sheet",
                 )

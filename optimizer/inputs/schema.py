@@ -61,6 +61,18 @@ class Column:
         return f"{self.name} ({self.unit})" if self.unit else self.name
 
     @property
+    def at_most_one(self) -> bool:
+        """A share (MFU, a probability): more than 1 is impossible; a growth rate is uncapped."""
+        return self.fraction and not self.uncapped
+
+    @property
+    def lower_text(self) -> str:
+        """The lower bound as messages and docs state it: `` > 0``, `` ≥ 1`` or ''."""
+        if self.positive:
+            return " > 0"
+        return "" if self.minimum is None else f" ≥ {self.minimum:g}"
+
+    @property
     def expected(self) -> str:
         """What a valid value looks like, for error messages and docs."""
         if self.type is ColumnType.CHOICE:
@@ -71,15 +83,15 @@ class Column:
             return "names separated by commas"
         if self.type is ColumnType.TEXT:
             return "text"
-        kind = "a whole number" if self.type is ColumnType.INTEGER else "a number"
-        if self.positive:
-            kind += " > 0"
-        elif self.minimum is not None:
-            kind += f" ≥ {self.minimum:g}"
+        kind = (
+            "a whole number" if self.type is ColumnType.INTEGER else "a number"
+        ) + self.lower_text
         if self.maximum is not None:
             kind += f", at most {self.maximum:,g}"
         if self.unit:
             kind += f" ({self.unit})"
+        if self.at_most_one:
+            kind += ", at most 1"
         return kind
 
 

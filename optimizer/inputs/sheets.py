@@ -26,6 +26,7 @@ from optimizer.inputs.cells import (
     coerce_fields,
     column_letter,
     is_blank,
+    name_suggestion,
     shown,
     suggestion,
 )
@@ -319,7 +320,7 @@ def _scenario_header_problems(file: str, table: SheetTable) -> list[Problem]:
         if header:
             if header in allowed:
                 continue
-            message = f"unknown column {header!r}{suggestion(header, allowed)}"
+            message = f"unknown column {header!r}{name_suggestion(header, allowed)}"
             expected = "a scenario field or an Assumptions key"
         else:
             used = [r for r, row in table.rows if index < len(row) and not is_blank(row[index])]
@@ -450,7 +451,7 @@ def _assumptions(
             problems.append(
                 where.at(
                     "key",
-                    f"unknown assumption key{suggestion(key, ASSUMPTION_KEYS)}",
+                    f"unknown assumption key{name_suggestion(key, ASSUMPTION_KEYS)}",
                     key,
                     "a key listed in the README sheet",
                 )

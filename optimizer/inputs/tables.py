@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from optimizer.errors import Problem
@@ -19,6 +20,7 @@ from optimizer.inputs.cells import (
     FieldSpec,
     SheetRow,
     UnreadableCell,
+    closest_name,
     coerce,
     column_letter,
     is_blank,
@@ -87,6 +89,36 @@ def _table(
         if any(i < width and not is_blank(cells[i]) for i in used):
             rows.append((r, tuple(cells)))
     return SheetTable(sheet_name, columns, header, tuple(rows)), problems
+
+
+def near_miss_headers(
+    file: str, table: SheetTable, raw_header: Sequence[object], known: Iterable[str]
+) -> list[str]:
+    """Warnings for a header that is no column but close to one the sheet lacks.
+
+    Extra columns are ignored (the contract), so ``min replicas`` over a
+    column of values is not an error; but those values would be silently
+    left out, which a person should hear about. Spaces, hyphens, case and
+    units in parentheses are ignored when comparing (``cells.closest_name``).
+    """
+    absent = [name for name in known if name not in table.columns]
+    warnings = []
+    for index, name in enumerate(table.header):
+        if not name or name in known or table.columns.get(name) != index:
+            continue
+        meant = closest_name(_text_of(raw_header[index]), absent)
+        if meant is not None:
+            warnings.append(
+                f"warning: {Path(file).name}, sheet {table.name}, cell {column_letter(index)}1: "
+                f"header {_text_of(raw_header[index])!r} is not a column gpumix reads; did you "
+                f"mean {meant}? its values are ignored (rename the header to {meant} if they "
+                "are meant)"
+            )
+    return warnings
+
+
+def _text_of(raw: object) -> str:
+    return str(shown(raw)).strip()
 
 
 def _raw_record(

@@ -26,11 +26,13 @@ from xlsxwriter.worksheet import Worksheet
 
 from optimizer.currency import CURRENCY_MAX_CHARS
 from optimizer.inputs import schema
+from optimizer.inputs.cells import FieldSpec
 from optimizer.inputs.docs_reference import (
     allowed_text,
     assumption_default_text,
     column_note,
 )
+from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS
 from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
 from optimizer.inputs.template_readme import write_readme
 
@@ -146,6 +148,7 @@ def _assumption_column(key: AssumptionKey) -> Column:
         allowed=key.allowed,
         positive=key.positive,
         fraction=key.fraction,
+        uncapped=not key.at_most_one,  # a share is capped at 1; the reader's spec has the rest
     )
 
 
@@ -297,15 +300,47 @@ def _names_source(sheet_name: str) -> str:
     )
 
 
-def _validation(column: Column) -> dict[str, Any]:
+# Excel's checks have no strict bounds: a bound the reader excludes moves by this step.
+_STEP = 1e-12
+
+
+def _number_validation(spec: FieldSpec) -> dict[str, Any]:
+    """Excel's check of a number cell, with exactly the bounds the reader enforces (``spec``)."""
+    kind = "integer" if spec.type is ColumnType.INTEGER else "decimal"
+    step = 1 if kind == "integer" else _STEP
+    low, high = spec.minimum, spec.upper
+    if low is None and spec.positive:
+        low = 0.0
+    if high is None:
+        if low is None:
+            return {"validate": "any"}
+        return {"validate": kind, "criteria": ">" if spec.positive else ">=", "value": low}
+    if spec.below_one:
+        high -= step
+    if low is None:
+        return {"validate": kind, "criteria": "<=", "value": high}
+    return {
+        "validate": kind,
+        "criteria": "between",
+        "minimum": low + step if spec.positive else low,
+        "maximum": high,
+    }
+
+
+def _reader_spec(sheet: Sheet, column: Column) -> FieldSpec:
+    """The spec the reader coerces this column's cells with (an Assumptions key's in Scenarios)."""
+    if sheet is schema.SCENARIOS and column.name in ASSUMPTION_SPECS:
+        return ASSUMPTION_SPECS[column.name]
+    return SPECS.get(sheet.name, {}).get(column.name) or FieldSpec.of_column(column)
+
+
+def _validation(column: Column, spec: FieldSpec) -> dict[str, Any]:
     """The data validation of one column: a drop-down list, a number check or a hint."""
     options: dict[str, Any] = {
         "input_title": _short(column.name, _TITLE_LIMIT),
-        "input_message": _short(
-            f"{column.description} Expected: {column.expected}.", _MESSAGE_LIMIT
-        ),
+        "input_message": _short(f"{column.description} Expected: {spec.expected}.", _MESSAGE_LIMIT),
         "error_title": _short(f"Not a valid {column.name}", _TITLE_LIMIT),
-        "error_message": _short(f"Expected {column.expected}.", _MESSAGE_LIMIT),
+        "error_message": _short(f"Expected {spec.expected}.", _MESSAGE_LIMIT),
     }
     if column.type is ColumnType.CHOICE:
         options.update(validate="list", source=list(column.allowed))
@@ -322,12 +357,8 @@ def _validation(column: Column) -> dict[str, Any]:
                 _MESSAGE_LIMIT,
             ),
         )
-    elif column.type in (ColumnType.NUMBER, ColumnType.INTEGER) and column.minimum is not None:
-        options.update(
-            validate="integer" if column.type is ColumnType.INTEGER else "decimal",
-            criteria=">" if column.positive else ">=",
-            value=column.minimum,
-        )
+    elif column.type in (ColumnType.NUMBER, ColumnType.INTEGER):
+        options.update(_number_validation(spec))
     else:
         options.update(validate="any")
     return options
@@ -359,30 +390,9 @@ def _assumption_validation(key: AssumptionKey) -> dict[str, Any]:
             maximum=CURRENCY_MAX_CHARS,
             error_message=f"Expected 1 to {CURRENCY_MAX_CHARS} characters, such as EUR or €.",
         )
-    elif key.at_most_one:
-        low = "greater than 0" if key.positive else "at least 0"
-        options.update(
-            validate="decimal",
-            criteria="between",
-            minimum=1e-12 if key.positive else 0,
-            maximum=1,
-            error_message=f"Expected a share {low} and at most 100 %.",
-        )
-    elif key.below_one:
-        options.update(
-            validate="decimal",
-            criteria="between",
-            minimum=0,
-            maximum=1 - 1e-12,
-            error_message="Expected a rate at least 0 and below 100 %.",
-        )
     else:
-        options.update(
-            validate="decimal",
-            criteria=">" if key.positive else ">=",
-            value=0,
-            error_message="Expected a number " + ("> 0." if key.positive else "≥ 0."),
-        )
+        spec = ASSUMPTION_SPECS[key.key]
+        options.update(_number_validation(spec), error_message=f"Expected {spec.expected}.")
     return options
 
 
@@ -429,7 +439,9 @@ def _write_data_sheet(ws: Worksheet, plan: _PlannedSheet, styles: _Styles) -> No
         for row in range(1, last_row + 1):
             value = plan.values[row - 1][col] if row <= len(plan.values) else None
             _write_cell(ws, row, col, value, fmt)
-        ws.data_validation(1, col, last_row, col, _validation(column))
+        ws.data_validation(
+            1, col, last_row, col, _validation(column, _reader_spec(plan.sheet, column))
+        )
 
 
 def _write_assumptions(ws: Worksheet, rows: Iterable[_AssumptionRow], styles: _Styles) -> None:

@@ -8,11 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tests.fidelity.published import Published, estimate, ratio, within
+from tests.fidelity.published import Published, estimate, within
 
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
+
+
+def _printed_ratio(row: Published) -> float:
+    """Estimated / published as the table prints them, so a reader gets the same ratio.
+
+    The unrounded ratio (``within``) decides the band; this one only shows it:
+    3.04 published and 2.79 estimated print 0.92 (2.79 / 3.04), not 0.91 (the unrounded
+    2.785 / 3.045).
+    """
+
+    def printed(value: float) -> float:
+        return float(_number(value).replace(",", ""))
+
+    return printed(estimate(row)) / printed(row.published)
 
 
 def markdown_table(rows: Sequence[Published]) -> str:
@@ -25,7 +39,7 @@ def markdown_table(rows: Sequence[Published]) -> str:
         why = "" if within(r) else r.why
         lines.append(
             f"| {r.figure.value}: {r.name} | {_number(r.published)} | {_number(estimate(r))}"
-            f" | {ratio(r):.2f} | {r.source} | {why} |"
+            f" | {_printed_ratio(r):.2f} | {r.source} | {why} |"
         )
     return "\n".join(lines) + "\n"
 

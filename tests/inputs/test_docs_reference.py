@@ -14,6 +14,7 @@ from optimizer.inputs.docs_reference import (
     render_workbook_reference,
     type_text,
 )
+from optimizer.inputs.rows import SPECS
 from tests.paths import ROOT
 
 DOCS = ROOT / "docs" / "workbook.md"
@@ -133,3 +134,16 @@ def test_scenario_file_keys_match_what_the_scenario_file_reader_accepts() -> Non
 
     documented = [k for k, _, _ in SCENARIO_FILE_KEYS]
     assert documented == [*FileModel.model_fields, *ScenarioModel.model_fields]
+
+
+def test_every_column_states_the_upper_bound_the_reader_enforces() -> None:
+    for sheet in schema.INPUT_SHEETS:
+        for column in sheet.columns:
+            upper = SPECS[sheet.name][column.name].upper
+            assert (upper is not None) == ("at most" in type_text(column)), column.name
+            if upper is not None:
+                assert f"at most {upper:,g}" in type_text(column)
+    text = DOCS.read_text(encoding="utf-8")
+    # The reader refuses max_regret_share 1.5 ("must be at most 1"), in a sheet and a file.
+    assert "| `max_regret_share` | fraction | fraction ≥ 0, at most 1 |" in text
+    assert "| `max_regret_share` | fraction ≥ 0, at most 1 |" in text

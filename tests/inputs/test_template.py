@@ -16,6 +16,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 from optimizer.cli import main
 from optimizer.domain import Kind, OfferOption, Precision
 from optimizer.inputs import schema
+from optimizer.inputs.cells import BadValue, FieldSpec, coerce
+from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS
 from optimizer.inputs.schema import ColumnType
 from optimizer.inputs.template import INPUT_ROWS, SHEET_ORDER, write_template
 
@@ -336,3 +338,79 @@ def test_the_empty_template_validates_with_a_warning_that_it_plans_nothing(
         "warning: scenario 'base' plans no workloads, so its plan is empty (fill in sheet "
         "Workloads, or check the scenario's workloads list)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("sheet", "column", "low"),
+    [
+        ("GPUs", "mfu_training", 1e-12),
+        ("Futures", "probability", 1e-12),
+        ("Futures", "max_regret_share", 0),
+    ],
+)
+def test_shares_are_checked_up_to_1_as_the_reader_does(
+    template: Workbook, sheet: str, column: str, low: float
+) -> None:
+    # Excel took 40 (meant as 40 %) for mfu_training, which gpumix then refused.
+    dv = _validation(template[sheet], column)
+    assert (dv.type, dv.operator or "between") == ("decimal", "between")  # between: the default
+    assert (float(str(dv.formula1)), float(str(dv.formula2))) == (low, 1)
+    assert "at most 1" in (dv.error or "")
+
+
+def _excel_accepts(dv: DataValidation, value: float) -> bool:
+    """What Excel lets into a cell under ``dv`` (numbers only)."""
+    if dv.type is None:  # "any value"
+        return True
+    if dv.type == "whole" and not value.is_integer():
+        return False
+    first = float(str(dv.formula1))
+    checks = {
+        "between": lambda: first <= value <= float(str(dv.formula2)),
+        "greaterThan": lambda: value > first,
+        "greaterThanOrEqual": lambda: value >= first,
+        "lessThanOrEqual": lambda: value <= first,
+    }
+    return checks[dv.operator or "between"]()
+
+
+def _reader_accepts(spec: FieldSpec, value: float) -> bool:
+    try:
+        coerce(spec, value)
+    except BadValue:
+        return False
+    return True
+
+
+_PROBES = (-1.0, 0.0, 0.5, 0.999, 1.0, 1.5, 2.0, 40.0, 744.5, 1e6)
+
+
+def test_every_number_check_accepts_exactly_what_the_reader_accepts(tmp_path: Path) -> None:
+    """Every number column of every sheet, every Assumptions value and an Assumptions key as a
+    Scenarios column: Excel's check and the reader agree on values in and out of bounds."""
+    path = _written(tmp_path, {"Scenarios": [{"scenario": "base", "discount_rate": 0.1}]})
+    book = openpyxl.load_workbook(path)
+    checked: list[tuple[DataValidation, FieldSpec]] = []
+    for sheet in schema.INPUT_SHEETS:
+        for column in sheet.columns:
+            if column.type in (ColumnType.NUMBER, ColumnType.INTEGER):
+                checked.append(
+                    (_validation(book[sheet.name], column.name), SPECS[sheet.name][column.name])
+                )
+    checked.append(
+        (_validation(book["Scenarios"], "discount_rate"), ASSUMPTION_SPECS["discount_rate"])
+    )
+    ws = book[schema.ASSUMPTIONS_SHEET_NAME]
+    for row in range(2, ws.max_row + 1):
+        spec = ASSUMPTION_SPECS.get(str(ws.cell(row, 1).value))
+        found = [dv for dv in ws.data_validations.dataValidation if f"B{row}" in dv.sqref]
+        if spec is not None and spec.type is ColumnType.NUMBER and found:
+            checked.append((found[0], spec))
+    assert len(checked) > 40
+    wrong = [
+        (spec.name, value)
+        for dv, spec in checked
+        for value in _PROBES
+        if _excel_accepts(dv, value) != _reader_accepts(spec, value)
+    ]
+    assert wrong == []
