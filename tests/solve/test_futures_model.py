@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pulp
 import pytest
@@ -25,7 +26,7 @@ from optimizer.solve.futures_model import (
 )
 from optimizer.solve.solver import run_solver
 from tests.builders import offer
-from tests.futures_cases import CENT, EXACT, FUTURE_FAMILIES, case_with_futures
+from tests.futures_cases import CENT, EXACT, FUTURE_FAMILIES, case_with_futures, fixed
 
 
 def test_an_offer_is_left_out_only_when_dominated_in_every_future() -> None:
@@ -150,3 +151,26 @@ def test_a_replan_bounded_by_use_costs_what_the_unbounded_replan_costs() -> None
                         assert got == pytest.approx(expected, abs=CENT)
                         raised += values is not optimal and _raised(plain, bounded, D)
     assert raised, "no re-plan with levels above what the future can use was feasible"
+
+
+def test_the_two_stage_solve_is_highs_with_its_own_search_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``auto`` with a first plan: HiGHS alone, with ``TWO_STAGE_HIGHS``; the re-plans and
+    the futures alone keep gpumix's usual options (they solve elsewhere)."""
+    from optimizer.check.verify import solve_futures_and_verify
+    from optimizer.solve import futures
+
+    seen: list[tuple[str, Any, bool]] = []
+    real = futures.run_solver
+
+    def recording(problem: pulp.LpProblem, settings: Any, **kwargs: Any) -> Any:
+        seen.append((settings.solver, kwargs.get("highs_options"), bool(kwargs.get("start"))))
+        return real(problem, settings, **kwargs)
+
+    monkeypatch.setattr(futures, "run_solver", recording)
+    s, estimates = case_with_futures("services", 0)
+    auto = replace(EXACT, solver="auto", threads=None)
+    result = solve_futures_and_verify(s, auto, fixed(estimates), workers=1)
+    assert result.status.value == "optimal"
+    assert seen == [("highs", futures.TWO_STAGE_HIGHS, True)]
