@@ -183,6 +183,7 @@ def _run_highs(
     deadline: float | None,
     start: dict[str, float] | None = None,
     picks: Sequence[Sequence[str]] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> SolverRun:
     """HiGHS through PuLP; status, gap and bound from HiGHS's own model status and info.
 
@@ -190,10 +191,11 @@ def _run_highs(
     first plan; HiGHS completes the variables it leaves out. Without one,
     ``picks`` (each training job's pick variables) may give a restricted
     warm start (:mod:`optimizer.solve.warm_start`) on large models.
+    ``options`` are HiGHS options for this solve, on top of gpumix's.
     """
     import highspy
 
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(options or {})
     if settings.progress:
         kinds = highspy.cb.HighsCallbackType
         extra["callbackTuple"] = (_Progress(settings.currency), None)
@@ -222,7 +224,7 @@ def _run_highs(
             # HiGHS 1.16, given a first plan, can report it "optimal" at a cost
             # that is not its cost (seen where presolve empties a small model):
             # solve again without it, within what is left of the limit.
-            return _run_highs(problem, settings, started, deadline)
+            return _run_highs(problem, settings, started, deadline, options=options)
     seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
     gap: float | None = None

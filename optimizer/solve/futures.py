@@ -59,6 +59,12 @@ from optimizer.solve.solver import _solver_info, run_solver
 Estimator = Callable[[Scenario], Sequence[PairEstimate]]
 # Regret bounds get this much room (money): the solver's half-cent proof tolerance.
 REGRET_ROOM = 0.005
+# HiGHS's search options for the two-stage solve (search only: the model and its
+# optimum are unchanged). On the bundled example's three futures, from the
+# re-plans, one thread, random seeds 0-3: 7.3-8.1 CPU s (13,338-15,043 simplex
+# iterations) against 10.1-12.4 (22,213-25,070) with gpumix's usual options,
+# less on every seed (docs/performance.md, "Futures").
+TWO_STAGE_HIGHS = {"mip_heuristic_run_rens": False, "mip_pscost_minreliable": 2}
 
 
 def _left(settings: SolverSettings, deadline: float | None) -> SolverSettings:
@@ -160,7 +166,9 @@ def solve_futures(
             # first plan) in 75 s, SCIP alone in 43 s.
             two_settings = replace(two_settings, solver="highs")
         steps.set_limit(steps.workers - 1)  # this process solves now: a core for it
-        run = run_solver(two.problem, two_settings, start=start or None)
+        run = run_solver(
+            two.problem, two_settings, start=start or None, highs_options=TWO_STAGE_HIGHS
+        )
         clock.lap("the two-stage solve")
         if not alone:
             alone = [step.result() for step in alone_steps]

@@ -19,7 +19,7 @@ from optimizer.futures_result import shared_decisions
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.futures_expected import fixed_levels
-from optimizer.solve.futures_model import build_future, fix_shared
+from optimizer.solve.futures_model import build_replan
 from optimizer.solve.solver import _solver_info, run_solver, solve_scenario
 
 # A plan handed to the independent checker comes back as it was or as an error.
@@ -55,8 +55,8 @@ def replanned_in(
     its variables' values by name (a first plan for the two-stage solve)."""
     if expected.decisions is None:
         return None, {}
-    built = build_future(scenario, estimates, dominated)
-    fix_shared(built, D, fixed_levels(built, expected.decisions, D), "the expected future")
+    decisions = expected.decisions
+    built = build_replan(scenario, estimates, dominated, D, lambda b: fixed_levels(b, decisions, D))
     run = run_solver(built.problem, settings)
     info = _solver_info(built, run, 0.0)
     if not run.status.has_plan:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import pulp
 
@@ -110,6 +111,7 @@ def run_solver(
     deadline: float | None = None,
     start: dict[str, float] | None = None,
     picks: Sequence[Sequence[str]] | None = None,
+    highs_options: dict[str, Any] | None = None,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
@@ -120,6 +122,8 @@ def run_solver(
     other solvers start without it. ``picks`` (each one-off training job's
     ``pick`` variable names) lets HiGHS start from a restricted warm start on
     large time-limited models (:mod:`optimizer.solve.warm_start`).
+    ``highs_options`` are HiGHS options for this solve when HiGHS alone solves
+    it (the futures' two-stage solve sets its own search options).
     """
     started = time.perf_counter()
     if deadline is None and settings.time_limit is not None:
@@ -146,7 +150,7 @@ def run_solver(
         return run_commercial(problem, settings, started, deadline)
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
-    return _run_highs(problem, settings, started, deadline, start, picks)
+    return _run_highs(problem, settings, started, deadline, start, picks, highs_options)
 
 
 def _cores_for_race(settings: SolverSettings) -> bool:

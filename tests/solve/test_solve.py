@@ -561,3 +561,25 @@ def test_optimal_means_proven_to_half_a_cent_unless_a_gap_is_given(
     assert run.status is SolveStatus.OPTIMAL
     assert scip.getParam("limits/absgap") == PROOF_TOLERANCE_USD
     assert scip.getParam("limits/gap") == rel
+
+
+def test_highs_options_of_one_solve_reach_highs() -> None:
+    """``run_solver(highs_options=...)`` sets them on that solve's HiGHS only."""
+    import pulp
+
+    from optimizer.solve.solver import run_solver
+
+    def tiny() -> pulp.LpProblem:
+        p = pulp.LpProblem("tiny", pulp.LpMinimize)
+        x = p.add_variable("x", lowBound=0, upBound=10, cat=pulp.LpInteger)
+        p += x
+        p += x >= 1.5
+        return p
+
+    settings = SolverSettings(solver="highs", threads=1)
+    given, plain = tiny(), tiny()
+    run = run_solver(given, settings, highs_options={"mip_pscost_minreliable": 2})
+    run_solver(plain, settings)
+    assert run.status is SolveStatus.OPTIMAL and pulp.value(given.objective) == 2
+    assert given.solverModel.getOptionValue("mip_pscost_minreliable")[1] == 2
+    assert plain.solverModel.getOptionValue("mip_pscost_minreliable")[1] == 8
