@@ -25,7 +25,7 @@ USD, ``("power",)`` watts; ``w``, ``g`` are positions in the scenario.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pulp
 
@@ -232,7 +232,7 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         else:
             what = "monthly runs" if w.runs_per_month is not None else "monthly tokens"
             text = f"{w.name} short of {up_to}{top:.1%} of its {what} in {_months(list(per_month))}"
-        lines.append(text + _binding_caps(built, w))
+        lines.append(text + _binding_caps(built, w, per_month))
     lacking: dict[int, dict[int, float]] = defaultdict(dict)
     for slack, v in short.items():
         if slack[0] == "replicas":
@@ -243,7 +243,7 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         lines.append(
             f"{w.name} short of {'up to ' if len(set(per_month.values())) > 1 else ''}"
             f"{top:,} of its {w.min_replicas:,} replicas (min_replicas)"
-            f" in {_months(list(per_month))}" + _binding_caps(built, w)
+            f" in {_months(list(per_month))}" + _binding_caps(built, w, per_month)
         )
     for slack, v in short.items():
         if slack[0] != "training":
@@ -256,12 +256,12 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         window = w.window(s.horizon_months)
         lines.append(
             f"{w.name} short of {_number(v)} of its {_number(need)} GPU-hours on {g.name} "
-            f"in {_months(list(window))}" + _binding_caps(built, w)
+            f"in {_months(list(window))}" + _binding_caps(built, w, window)
         )
     return lines
 
 
-def _binding_caps(built: BuiltModel, w: Workload) -> str:
+def _binding_caps(built: BuiltModel, w: Workload, months: Iterable[int]) -> str:
     """' because X offers are capped at N' for the caps the short workload runs into."""
     s = built.scenario
     H = s.assumptions.hours_per_month
@@ -287,20 +287,24 @@ def _binding_caps(built: BuiltModel, w: Workload) -> str:
     ]
     if late:
         parts.append("available only " + ", ".join(late))
-    if not _has_variables(built, w):
+    held = _months_with_variables(built, w)
+    empty = [t for t in months if t not in held]
+    if empty:
         unit = "replica" if w.kind is Kind.REALTIME_INFERENCE else "gang"
+        when = "in its months" if not held else f"in {_months(empty)}"
         parts.append(
-            f"no place of its GPU types can hold one whole {unit} in its months "
+            f"no place of its GPU types can hold one whole {unit} {when} "
             "(each is smaller, or not there then)"
         )
     return (" because " + " and ".join(parts)) if parts else ""
 
 
-def _has_variables(built: BuiltModel, w: Workload) -> bool:
-    """Whether the model has any work or replica of ``w`` (none: no place holds one unit)."""
-    if any(items for (name, _g), items in built.work_of.items() if name == w.name):
-        return True
-    return any(key[0] == w.name for key in built.replicas)
+def _months_with_variables(built: BuiltModel, w: Workload) -> set[int]:
+    """Months in which the model has some work or replica of ``w`` (a place holds one unit)."""
+    months = {
+        t for (name, _g), items in built.work_of.items() if name == w.name for _p, t, _v in items
+    }
+    return months | {int(str(key[4])) for key in built.replicas if key[0] == w.name}
 
 
 def _at_cap(built: BuiltModel, o: Offer, H: float) -> bool:

@@ -271,3 +271,35 @@ def test_batch_short_because_offers_are_capped() -> None:
         "batch short of 27.0% of its monthly tokens in months 1–3 because H100 on_demand "
         "offers are capped at 1 GPU at any moment",
     )
+
+
+def test_a_gang_that_outgrows_every_place_in_a_month_says_so_for_that_month() -> None:
+    """The audit's case: a 300-GPU-hour run with a 100-hour deadline is a gang of 3 in
+    month 1; with 50 % growth month 2's run is a gang of 5, more than the house (4 to
+    buy) or the capped offer (4) holds. The line names the month and why."""
+    s = scenario(
+        [gpu("G", max_per_node=8)],
+        [offer("G", "buy", 1_000.0, max_units=4), offer("G", "on_demand", 3.0, max_units=4)],
+        [
+            workload(
+                "job",
+                "batch_inference",
+                params_b=7,
+                tokens=1e9,
+                runs_per_month=1,
+                deadline_hours=100.0,
+                growth_per_month=0.5,
+            )
+        ],
+        [measured("job", "G", gpus_per_replica=1, gpu_hours=300.0)],
+        assumptions=BARE,
+        horizon_months=2,
+    )
+    plan = solve_checked(s)
+    _no_plan(plan.status, plan.total_cost)
+    assert plan.diagnostics == (
+        "no plan meets every requirement:",
+        "job short of 150.0% of its monthly runs in month 2 because G buy offers are capped at "
+        "4 GPUs and no place of its GPU types can hold one whole gang in month 2 (each is "
+        "smaller, or not there then)",
+    )
