@@ -647,3 +647,23 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
     document = json.loads(capsys.readouterr().out)
     diagnostics = document["scenarios"][0]["diagnostics"]
     assert [f"  - {d}" for d in diagnostics[1:]] == reasons  # all of them, as the JSON has
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("solve", "stop each solve after this long (each plan, and each baseline and shadow"),
+        ("sweep", "stop each solve after this long"),
+        ("alternatives", "stop the cheapest plan's solve, and each goal's two solves together"),
+        ("futures", "the whole command's time: every step gets what is left of it"),
+    ],
+)
+def test_time_limit_help_says_what_it_bounds_for_each_command(
+    command: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An outside audit read "stop each solve" as a bound on the whole command: futures
+    spends one budget over all its steps, solve one per solve (baselines too)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert says in text
