@@ -237,3 +237,44 @@ def test_two_offers_of_one_provider_are_told_apart_in_places_and_assignments() -
     # A provider's only offer of a type and option keeps its plain name.
     one = replace(s, offers=s.offers[1:])
     assert {p.offer for p in solve_checked(one).places} == {"prov"}
+
+
+def _spot_job(**kw: object) -> Scenario:
+    return scenario(
+        [gpu("G", max_per_node=2)],
+        [offer("G", "spot", 1.00), offer("G", "on_demand", 3.00, 2)],
+        [workload("job", "batch_inference", params_b=7, tokens=1e9, interruptible=True, **kw)],
+        [measured("job", "G", gpus_per_replica=1, gpu_hours=100.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+
+
+def test_spot_work_that_meets_a_limit_of_the_spot_model_says_so() -> None:
+    """The layout audit's cases: a deadline run on spot (its width counts useful hours,
+    so it may finish late), and a one-off job whose spot work in a month needs more
+    than one server at once (each reclaimed server stalls all). The cost is the
+    model's; the diagnostics tell the engineer before they rely on the schedule."""
+    late = solve_checked(_spot_job(runs_per_month=1, deadline_hours=100.0))
+    assert late.total_cost == pytest.approx(100 / 0.85, abs=0.005)
+    assert (
+        "job runs on spot in month 1: its deadline of 100 h counts useful hours, so a run "
+        "there may finish later by the spot yield (methodology 2.12, limits of spot)"
+    ) in late.diagnostics
+    # Without a deadline, recurring spot work on one server raises nothing.
+    plain = solve_checked(_spot_job(runs_per_month=1))
+    assert not any("spot" in line for line in plain.diagnostics)
+    wide = scenario(
+        [gpu("G", max_per_node=2)],
+        [offer("G", "spot", 1.00), offer("G", "on_demand", 3.00, 2)],
+        [workload("train", "fine_tuning", params_b=1, tokens=1e9, interruptible=True)],
+        [measured("train", "G", gpus_per_replica=1, gpu_hours=2_000.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+    # 2,000 / 0.85 = 2,352.9 paid hours in 730: more than the 1,460 of one 2-GPU server.
+    assert (
+        "train runs on spot on more than one server at once in month 1, where each reclaimed "
+        "server stalls them all: it may yield less than planned (methodology 2.12, limits "
+        "of spot)"
+    ) in solve_checked(wide).diagnostics

@@ -39,6 +39,7 @@ from optimizer.solve.plan_money import (
     offer_stock,
     type_month_costs,
 )
+from optimizer.solve.spot_caveats import spot_caveats
 from optimizer.solve.usage import Usage
 
 # Hours within this of zero are solver noise (HiGHS's feasibility tolerance is 1e-7).
@@ -129,6 +130,7 @@ def _plan_from_solution(
             f"of the plan's cost{floor}"
         )
     diagnostics += owed_after_horizon(s)
+    diagnostics += spot_caveats(s, d)
     assignments, idle = _assignments(s, d, money, built.estimates)
     if idle > 0.005:
         diagnostics.append(

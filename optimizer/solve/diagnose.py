@@ -176,7 +176,7 @@ def _number(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.3g}"
 
 
-def _months(months: Sequence[int]) -> str:
+def months_text(months: Sequence[int]) -> str:
     """'month 4' or 'months 4–6' or 'months 2, 4–6'."""
     ordered = sorted(months)
     spans: list[tuple[int, int]] = []
@@ -211,7 +211,7 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         same = top - min(monthly.values()) < 0.005
         amount = _money(top, s.assumptions.currency)
         amount = amount if same else f"up to {amount}"
-        lines.append(f"monthly budget short by {amount} in {_months(list(monthly))}")
+        lines.append(f"monthly budget short by {amount} in {months_text(list(monthly))}")
     if ("power",) in short:
         lines.append(f"power cap short by {short[('power',)] / 1000.0:,.1f} kW")
 
@@ -227,11 +227,11 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
             text = (
                 f"{w.name} short of {up_to}{_number(top)} tokens/s of serving capacity"
                 f" (demand / target_load {s.assumptions.target_load:.0%})"
-                f" in {_months(list(per_month))}"
+                f" in {months_text(list(per_month))}"
             )
         else:
             what = "monthly runs" if w.runs_per_month is not None else "monthly tokens"
-            text = f"{w.name} short of {up_to}{top:.1%} of its {what} in {_months(list(per_month))}"
+            text = f"{w.name} short of {up_to}{top:.1%} of its {what} in {months_text(list(per_month))}"
         lines.append(text + _binding_caps(built, w, per_month))
     lacking: dict[int, dict[int, float]] = defaultdict(dict)
     for slack, v in short.items():
@@ -243,7 +243,7 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         lines.append(
             f"{w.name} short of {'up to ' if len(set(per_month.values())) > 1 else ''}"
             f"{top:,} of its {w.min_replicas:,} replicas (min_replicas)"
-            f" in {_months(list(per_month))}" + _binding_caps(built, w, per_month)
+            f" in {months_text(list(per_month))}" + _binding_caps(built, w, per_month)
         )
     for slack, v in short.items():
         if slack[0] != "training":
@@ -256,7 +256,7 @@ def _shortfall_lines(built: BuiltModel) -> list[str]:
         window = w.window(s.horizon_months)
         lines.append(
             f"{w.name} short of {_number(v)} of its {_number(need)} GPU-hours on {g.name} "
-            f"in {_months(list(window))}" + _binding_caps(built, w, window)
+            f"in {months_text(list(window))}" + _binding_caps(built, w, window)
         )
     return lines
 
@@ -291,7 +291,7 @@ def _binding_caps(built: BuiltModel, w: Workload, months: Iterable[int]) -> str:
     empty = [t for t in months if t not in held]
     if empty:
         unit = "replica" if w.kind is Kind.REALTIME_INFERENCE else "gang"
-        when = "in its months" if not held else f"in {_months(empty)}"
+        when = "in its months" if not held else f"in {months_text(empty)}"
         parts.append(
             f"no place of its GPU types can hold one whole {unit} {when} "
             "(each is smaller, or not there then)"
