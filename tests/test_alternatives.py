@@ -43,6 +43,7 @@ from optimizer.check.slack import slack_violations
 from optimizer.cli import main
 from optimizer.domain import Assumptions, CostCategory, ExistingGpus, FleetKind, Scenario
 from optimizer.model.goal_names import Goal
+from optimizer.reports.report_json import assignment_json, place_json
 from optimizer.results import (
     HOUSE,
     Decisions,
@@ -315,6 +316,15 @@ def test_json_names_every_field() -> None:
     assert first["difference"] == pytest.approx(first["total_cost"] - doc["optimum"]["total_cost"])
     assert first["goal_value"] == first["goal_values"]["least_capex"]
     assert first["goal_value"] == goal_value(result.alternatives[0].plan, Goal.LEAST_CAPEX)
+    # Each alternative, and the optimum, carries its places and assignments as `solve
+    # --json` does (an outside audit could not lay an alternative out without them).
+    plan = result.alternatives[0].plan
+    assert first["assignments"] == [assignment_json(r) for r in plan.assignments] != []
+    assert first["places"] == [place_json(r) for r in plan.places]
+    assert doc["optimum"]["assignments"] == [assignment_json(r) for r in result.optimum.assignments]
+    assert sum(a["gpu_hours"] for a in first["assignments"]) == pytest.approx(
+        sum(r.gpu_hours for r in plan.assignments)
+    )
 
 
 def test_workbook_lists_each_alternative_beside_the_optimum(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ from optimizer.analysis.goal_values import (
 from optimizer.currency import money_text, unit_in
 from optimizer.model.goal_names import GOALS, Goal
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
+from optimizer.reports.report_json import assignment_json, place_json
 from optimizer.reports.sheet_grid import SheetModel, Style, a1, render_xlsx
 from optimizer.results import Plan
 
@@ -188,6 +189,9 @@ def _plan_json(plan: Plan, optimum: Plan) -> dict[str, Any]:
         "peak_power_kw": peak_power_kw(plan) if has else None,
         "goal_values": {g.value: goal_value(plan, g) for g in Goal},
         "fleet": [vars(t) for t in fleet_summary(plan)] if has else [],
+        # As in `gpumix solve --json`: enough to lay the plan out GPU by GPU.
+        "places": [place_json(r) for r in plan.places],
+        "assignments": [assignment_json(r) for r in plan.assignments],
         "diagnostics": list(plan.diagnostics),
     }
 

@@ -47,7 +47,7 @@ def _fleet_row(row: FleetRow) -> dict[str, object]:
     }
 
 
-def _assignment_row(row: AssignmentRow) -> dict[str, object]:
+def assignment_json(row: AssignmentRow) -> dict[str, object]:
     return {
         "workload": row.workload,
         "gpu": row.gpu,
@@ -64,7 +64,7 @@ def _assignment_row(row: AssignmentRow) -> dict[str, object]:
     }
 
 
-def _place_row(row: PlaceRow) -> dict[str, object]:
+def place_json(row: PlaceRow) -> dict[str, object]:
     return {
         "gpu": row.gpu,
         "month": row.month,
@@ -136,8 +136,8 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
             for m in plan.cash_flow
         ],
         "fleet": [_fleet_row(r) for r in plan.fleet],
-        "places": [_place_row(r) for r in plan.places],
-        "assignments": [_assignment_row(r) for r in plan.assignments],
+        "places": [place_json(r) for r in plan.places],
+        "assignments": [assignment_json(r) for r in plan.assignments],
         "options": [row for r in plan.options for row in _option_rows(r, plan.scenario)],
         "diagnostics": list(plan.diagnostics),
         "shadow_prices": [
