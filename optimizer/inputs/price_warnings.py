@@ -44,7 +44,8 @@ def scenario_warnings(scenario: Scenario, today: date | None = None) -> list[str
 
 
 def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
-    """One sentence per offer whose price is zero or whose source looks stale."""
+    """One sentence per offer whose price is zero, whose source looks stale, or that
+    the scenario's horizon ends before (an outside audit typed month 99 and got no word)."""
     today = today or date.today()
     warnings: list[str] = []
     for offer in scenario.offers:
@@ -58,5 +59,11 @@ def price_warnings(scenario: Scenario, today: date | None = None) -> list[str]:
             warnings.append(
                 f"warning: {_where(offer)} has a price sourced in {max(years)} "
                 f"({offer.source!r}); prices move fast, check it is still current"
+            )
+        if offer.available_from > scenario.horizon_months:
+            warnings.append(
+                f"warning: {_where(offer)} is available from month {offer.available_from}, "
+                f"after the {scenario.horizon_months}-month horizon of scenario "
+                f"{scenario.name!r}, which therefore never uses it"
             )
     return warnings

@@ -35,3 +35,12 @@ def test_the_newest_year_named_counts() -> None:
     # "2019 list price, checked 2026" was checked this year: not stale.
     o = offer("H100", "buy", 25_000.0, source="2019 list price, checked 2026")
     assert price_warnings(_scenario(o), TODAY) == []
+
+
+def test_an_offer_available_only_after_the_horizon_is_named() -> None:
+    late = offer("H100", "on_demand", 3.15, available_from=99, row=9)
+    s = _scenario(late, offer("H100", "buy", 25_000.0, available_from=36, row=3))
+    assert price_warnings(s, TODAY) == [
+        "warning: H100 on_demand offer, Prices row 9 is available from month 99, after the "
+        "36-month horizon of scenario 'test', which therefore never uses it"
+    ]
