@@ -203,8 +203,11 @@ def test_place_rows_by_hand() -> None:
     )
 
 
-def test_offers_sharing_a_label_are_compared_by_their_sums() -> None:
-    """Two Lambda reservations (one provider, two offers) may be shown as one row or two."""
+def test_two_offers_of_one_provider_are_two_rows_each_checked_alone() -> None:
+    """Two Lambda reservations (one provider, two offers) used to share the label "Lambda"
+    and could only be compared by their sums; each is now named with its Prices row (or
+    id), so the checker holds each row to its own offer, and a plan that swaps them is
+    refused."""
     s = places_scenario()
     second = offer("H100", "reserved", 2.5, n=2, term_months=1, provider="Lambda")
     s = replace(s, offers=(*s.offers, second))
@@ -215,17 +218,15 @@ def test_offers_sharing_a_label_are_compared_by_their_sums() -> None:
     )
     plan = consistent_plan(s, d, ESTIMATES)
     assert check_plan(s, plan, ESTIMATES).ok
-    lambda_2 = next(p for p in plan.places if p.offer == "Lambda" and p.month == 2)
-    assert (lambda_2.size, lambda_2.free) == (6, 6)
-    split = [p for p in plan.places if p is not lambda_2]
-    split += [replace(lambda_2, size=4, free=4), replace(lambda_2, size=2, free=2)]
-    assert check_plan(s, replace(plan, places=tuple(split)), ESTIMATES).ok
-    rows = [r for r in plan.assignments if r.workload == "batch" and r.month == 2]
-    assert len(rows) == 1 and rows[0].gpu_hours == pytest.approx(400.0)
-    others = [r for r in plan.assignments if r is not rows[0]]
-    halves = [replace(rows[0], gpu_hours=300.0, cost=rows[0].cost * 0.75)]
-    halves.append(replace(rows[0], gpu_hours=100.0, cost=rows[0].cost * 0.25))
-    assert check_plan(s, replace(plan, assignments=(*others, *halves)), ESTIMATES).ok
+    month_2 = {p.offer: p for p in plan.places if p.place == "reserved" and p.month == 2}
+    first, other = "Lambda (H100|reserved|1)", "Lambda (H100|reserved|2)"
+    assert {k: (p.size, p.free) for k, p in month_2.items()} == {first: (4, 4), other: (2, 2)}
+    swapped = [p for p in plan.places if p not in month_2.values()]
+    swapped += [replace(month_2[first], offer=other), replace(month_2[other], offer=first)]
+    assert not check_plan(s, replace(plan, places=tuple(swapped)), ESTIMATES).ok
+    rows = {r.offer: r for r in plan.assignments if r.workload == "batch" and r.month == 2}
+    assert rows[other].gpu_hours == pytest.approx(100.0)
+    assert rows[first].gpu_hours == pytest.approx(300.0)
 
 
 def test_assignment_rows_by_hand() -> None:
