@@ -116,6 +116,9 @@ class Job:
     # (month, copies, spot yield) where a batch month's run needs another gang
     # than the base month's (its deadline against that month's run, v2 §C).
     by_month: tuple[tuple[int, int, float], ...] = ()
+    # Months whose run would finish after its deadline on spot: R > D × n × yield
+    # (methodology 2.12): no work on spot then.
+    late_on_spot: frozenset[int] = frozenset()
 
     def in_month(self, t: int) -> Job:
         """The job as it runs in month ``t`` (its gang of that month)."""
@@ -185,7 +188,14 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
         runs = 1.0 if w.runs_per_month is None else w.runs_per_month
         # A bound for trimming: the busiest month's runs (model v2 §E).
         runs *= max((work_factor(w, t) for t in w.window(s.horizon_months)), default=1.0)
-        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month)
+        late = frozenset(
+            t
+            for t in w.window(s.horizon_months)
+            if w.deadline_hours is not None
+            and (gang := gang_of_run(s, w, k, run * work_factor(w, t), per_node))
+            and run * work_factor(w, t) > w.deadline_hours * k * gang[0] * gang[1] * (1 + 1e-9)
+        )
+        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month, late)
     # One workload per slot class and type (every month): then no two workloads
     # share a capacity and each covering constraint can be filled greedily on its own.
     for g in s.gpus:
@@ -438,9 +448,13 @@ def active(s: Scenario, w: Workload, t: int) -> bool:
     return t in w.window(s.horizon_months)
 
 
-def may_run(p: Place, w: Workload) -> bool:
-    """Spot hosts only interruptible training and batch work, and never serves."""
-    return not p.spot or (w.interruptible and w.kind is not Kind.REALTIME_INFERENCE)
+def may_run(p: Place, w: Workload, j: Job | None = None, t: int | None = None) -> bool:
+    """Spot hosts only interruptible training and batch work, never serves, and takes
+    no run that would finish after its deadline there (``j``'s run in month ``t``)."""
+    if not p.spot:
+        return True
+    late = j is not None and t is not None and t in j.late_on_spot
+    return w.interruptible and w.kind is not Kind.REALTIME_INFERENCE and not late
 
 
 def most_paid_hours(inst: Instance, j: Job, p: Place) -> float:
@@ -479,7 +493,7 @@ def most_needed(inst: Instance, p: Place, t: int) -> int:
                 ),
                 default=0,
             )
-        elif (j := inst.jobs.get((w.name, p.gpu))) is not None and may_run(p, w):
+        elif (j := inst.jobs.get((w.name, p.gpu))) is not None and may_run(p, w, j, t):
             n += gpus_held(inst, j.in_month(t), p)
     return n
 
@@ -586,7 +600,12 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
     for (w, g, key, t), h in d.work.items():
         p, j = place.get((g, key)), inst.jobs.get((w, g))
         j = None if j is None else j.in_month(t)
-        if p is None or j is None or not may_run(p, j.workload) or not active(s, j.workload, t):
+        if (
+            p is None
+            or j is None
+            or not may_run(p, j.workload, j, t)
+            or not active(s, j.workload, t)
+        ):
             bad.append(f"work {w} {g} {key} in {t}")
             continue
         if p.rental and t < (p.offer.available_from if p.offer else 1):

@@ -155,7 +155,7 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
         for p in finite:
             room = (size_of(s, p, t, size) or 0) - pinned[p.key]
             for j in jobs:
-                if j.gpu != p.gpu or j.slot_class is None or not may_run(p, j.workload):
+                if j.gpu != p.gpu or j.slot_class is None or not may_run(p, j.workload, j, t):
                     continue
                 k = j.copy_width
                 most = max(
@@ -195,7 +195,7 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
                 continue
             for p in inst.places[j.gpu]:
                 n = size_of(s, p, t, size)
-                if not may_run(p, w) or (p.rental and n == 0):
+                if not may_run(p, w, j, t) or (p.rental and n == 0):
                     continue
                 if n is None:
                     hours = math.inf  # an uncapped offer hosts any gang

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import pytest
 
+from optimizer.check.rules import check_plan
 from optimizer.domain import Scenario
 from optimizer.results import HOUSE, Decisions, Plan, SolveStatus
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
@@ -250,20 +251,29 @@ def _spot_job(**kw: object) -> Scenario:
     )
 
 
-def test_spot_work_that_meets_a_limit_of_the_spot_model_says_so() -> None:
-    """The layout audit's cases: a deadline run on spot (its width counts useful hours,
-    so it may finish late), and a one-off job whose spot work in a month needs more
-    than one server at once (each reclaimed server stalls all). The cost is the
-    model's; the diagnostics tell the engineer before they rely on the schedule."""
+def test_a_deadline_run_goes_on_spot_only_where_it_finishes_in_time() -> None:
+    """The layout audit's case: a 100-GPU-hour run with a 100-hour deadline is a gang of
+    one GPU; on spot it does 0.85 useful hours an hour and would take 117.6 h, so it
+    runs on demand ($300). With a 200-hour deadline (117.6 h <= 200 h) spot takes it."""
     late = solve_checked(_spot_job(runs_per_month=1, deadline_hours=100.0))
-    assert late.total_cost == pytest.approx(100 / 0.85, abs=0.005)
+    assert late.total_cost == pytest.approx(100 * 3.00, abs=0.005)
+    assert {a.place for a in late.assignments} == {"on_demand"}
+    in_time = solve_checked(_spot_job(runs_per_month=1, deadline_hours=200.0))
+    assert in_time.total_cost == pytest.approx(100 / 0.85, abs=0.005)
+    assert {a.place for a in in_time.assignments} == {"spot"}
+    # The checker refuses the spot plan where the deadline is 100 hours.
+    tight = _spot_job(runs_per_month=1, deadline_hours=100.0)
+    report = check_plan(tight, replace(in_time, scenario=tight))
     assert (
-        "job runs on spot in month 1: its deadline of 100 h counts useful hours, so a run "
-        "there may finish later by the spot yield (methodology 2.12, limits of spot)"
-    ) in late.diagnostics
-    # Without a deadline, recurring spot work on one server raises nothing.
-    plain = solve_checked(_spot_job(runs_per_month=1))
-    assert not any("spot" in line for line in plain.diagnostics)
+        "work: 117.647 h of job on G in G|spot|1 month 1: deadline work on spot: a run of 100 "
+        "GPU-hours on a gang of 1 spot GPUs takes 117.647 h, past its 100 h deadline"
+    ) in report.violations
+
+
+def test_a_one_off_job_on_several_spot_servers_at_once_says_so() -> None:
+    """The layout audit's case: the whole job must be done in month 1, so its 2,352.9
+    paid spot hours run on more GPUs than one 2-GPU server at once, where each reclaimed
+    server stalls them all. The cost is the model's; the diagnostics say so."""
     wide = scenario(
         [gpu("G", max_per_node=2)],
         [offer("G", "spot", 1.00), offer("G", "on_demand", 3.00, 2)],

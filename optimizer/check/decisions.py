@@ -21,8 +21,10 @@ from optimizer.check.capacity import (
     place_kind,
     source_stock,
 )
+from optimizer.check.demand import gang_of
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
+from optimizer.estimate.gangs import spot_yield
 from optimizer.results import Decisions, PairEstimate
 
 
@@ -160,6 +162,8 @@ def key_violations(
         if estimate is None or not estimate.allowed:
             why = "no estimate" if estimate is None else estimate.reason
             found.append(f"work: {where}: a pair not allowed ({why})")
+        elif kind == OfferOption.SPOT.value and used:
+            found += _late_on_spot(scenario, w, estimate, gpu, month, where)
 
     for (gpu, place, width, month), n in sorted(decisions.slots.items()):
         kind = place_key("slots", f"{n:g} slots of width {width}", gpu, place, month, n != 0)
@@ -186,6 +190,31 @@ def key_violations(
         if gpu not in gpus:
             found.append(f"picks: {name} picks GPU type {gpu!r}, not in this scenario")
     return found
+
+
+def _late_on_spot(
+    scenario: Scenario, w: Workload, estimate: PairEstimate, gpu: str, month: int, where: str
+) -> list[str]:
+    """Deadline work on spot whose run would finish late (docs/methodology.md §2.12).
+
+    A run of ``R`` GPU-hours on a gang of ``n`` spot GPUs does ``n × yield``
+    useful GPU-hours an hour, so it takes ``R / (n × yield)`` hours.
+    """
+    gang = gang_of(w, estimate, month)
+    if w.deadline_hours is None or gang is None:
+        return []
+    run = gang.run_gpu_hours
+    if w.kind is Kind.BATCH_INFERENCE:
+        run *= w.demand_factor(month)
+    per_node = scenario.gpu(gpu).max_per_node
+    useful = gang.width * spot_yield(scenario.assumptions.spot_efficiency, gang.width, per_node)
+    if run <= w.deadline_hours * useful * (1 + 1e-9):
+        return []
+    return [
+        f"work: {where}: deadline work on spot: a run of {_h(run)} GPU-hours on a gang of "
+        f"{gang.width} spot GPUs takes {_h(run / useful)} h, past its {w.deadline_hours:g} h "
+        "deadline"
+    ]
 
 
 def _tables(decisions: Decisions) -> tuple[tuple[str, Mapping[Any, float]], ...]:

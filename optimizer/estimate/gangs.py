@@ -33,3 +33,23 @@ def copies_per_gang(run_gpu_hours: float, copy_width: int, deadline_hours: float
 def spot_yield(spot_efficiency: float, gang_width: int, max_per_node: int) -> float:
     """Useful hours per paid spot hour: ``spot_efficiency ** ceil(gang_width / max_per_node)``."""
     return float(spot_efficiency ** whole_ceiling(gang_width / max_per_node))
+
+
+def late_on_spot(
+    run_gpu_hours: float,
+    gang_width: int,
+    deadline_hours: float | None,
+    spot_efficiency: float,
+    max_per_node: int,
+) -> bool:
+    """Whether a run on spot misses its deadline: ``R > deadline × n × spot_yield(n)``.
+
+    The gang width counts useful hours (model v2 §C); on spot only the yield's
+    share of each wall-clock hour is useful, so a run of ``R`` GPU-hours on
+    ``n`` GPUs takes ``R / (n × yield)`` hours. Such a run does not go on spot:
+    it would finish after its deadline (docs/methodology.md §2.12).
+    """
+    if deadline_hours is None or run_gpu_hours <= 0:
+        return False
+    useful_per_hour = gang_width * spot_yield(spot_efficiency, gang_width, max_per_node)
+    return run_gpu_hours > deadline_hours * useful_per_hour * (1 + _NOISE)

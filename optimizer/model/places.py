@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from optimizer.domain import Assumptions, Gpu, Kind, Offer, OfferOption, Workload
-from optimizer.estimate.gangs import copies_per_gang, spot_yield
+from optimizer.estimate.gangs import copies_per_gang, late_on_spot, spot_yield
 from optimizer.results import HOUSE, PairEstimate
 
 
@@ -113,6 +113,19 @@ class PairFigures:
 
     def spot_yield_in(self, gpu: Gpu, a: Assumptions, month: int) -> float:
         return spot_yield(a.spot_efficiency, self.gang_width_in(month), gpu.max_per_node)
+
+    def late_on_spot_in(self, workload: Workload, gpu: Gpu, a: Assumptions, month: int) -> bool:
+        """Whether a run of ``month`` on spot would miss its deadline (it stays off spot)."""
+        run = self.run_gpu_hours
+        if workload.kind is Kind.BATCH_INFERENCE:
+            run *= workload.demand_factor(month)  # a batch run follows the month's demand
+        return late_on_spot(
+            run,
+            self.gang_width_in(month),
+            workload.deadline_hours,
+            a.spot_efficiency,
+            gpu.max_per_node,
+        )
 
 
 def pair_figures(workload: Workload, estimate: PairEstimate, horizon_months: int) -> PairFigures:

@@ -177,6 +177,8 @@ def _define_work(built: BuiltModel) -> None:
             for p in places:
                 if (p.is_spot and not spot_allowed(w)) or not place_open(built, p, t):
                     continue
+                if p.is_spot and fig.late_on_spot_in(w, s.gpu(g_name), s.assumptions, t):
+                    continue  # its run would finish after the deadline (methodology 2.12)
                 if p.finite and not p.holds(fig.gang_width_in(t)):
                     continue  # the gang never fits this place
                 var = prob.add_variable(f"work_w{i}_g{j}_p{p.lp}_t{t}", lowBound=0)

@@ -294,7 +294,7 @@ def _binding_caps(built: BuiltModel, w: Workload, months: Iterable[int]) -> str:
         when = "in its months" if not held else f"in {months_text(empty)}"
         parts.append(
             f"no place of its GPU types can hold one whole {unit} {when} "
-            "(each is smaller, or not there then)"
+            "(each is smaller, not there then, or on spot too slow for its deadline)"
         )
     return (" because " + " and ".join(parts)) if parts else ""
 

@@ -1,14 +1,13 @@
 """Where a plan's spot work may not run as planned: lines for the plan's diagnostics.
 
 Takes the ``domain.Scenario`` and the plan's ``results.Decisions``; hands on
-one line per workload whose spot work meets a limit of the spot model
+a line for each workload whose spot work meets a limit of the spot model
 (docs/methodology.md §2.12, "limits of spot"): the plan's cost is right for
 the model, but an engineer should know before relying on its schedule.
 
-- A deadline counts useful hours, so a run on spot may finish later by the
-  spot yield.
-- A one-off job whose spot work in a month needs more than one server at once
-  yields less than one gang's share.
+A one-off job whose spot work in a month needs more than one server at once
+yields less than one gang's share. (Deadline work never meets a limit here: a
+run that would finish late at the spot yield does not go on spot.)
 """
 
 from __future__ import annotations
@@ -23,27 +22,16 @@ HOURS_NOISE = 1e-6
 
 
 def spot_caveats(s: Scenario, d: Decisions) -> list[str]:
-    """One line per workload whose spot work meets a limit of the spot model."""
+    """A line for each one-off job whose spot work in a month needs several servers."""
     spot = {o.offer_id for o in s.all_offers if o.option is OfferOption.SPOT}
-    months: dict[str, set[int]] = defaultdict(set)
     hours: dict[tuple[str, str, int], float] = defaultdict(float)
     for (name, g, place, t), paid in d.work.items():
-        if place in spot and paid > HOURS_NOISE:
-            months[name].add(t)
+        if place in spot:
             hours[(name, g, t)] += paid
     H = s.assumptions.hours_per_month
     lines = []
     for w in s.workloads:
-        if w.name not in months:
-            continue
-        when = months_text(sorted(months[w.name]))
-        if w.deadline_hours is not None:
-            lines.append(
-                f"{w.name} runs on spot in {when}: its deadline of {w.deadline_hours:g} h "
-                "counts useful hours, so a run there may finish later by the spot yield "
-                "(methodology 2.12, limits of spot)"
-            )
-        elif w.one_off_training:
+        if w.one_off_training and w.deadline_hours is None:
             wide = sorted(
                 t
                 for (name, g, t), paid in hours.items()

@@ -219,7 +219,7 @@ def test_no_place_holds_a_replica_is_no_plan_not_an_internal_error() -> None:
 
 NO_PLACE = (
     "no place of its GPU types can hold one whole replica in its months (each is smaller, "
-    "or not there then)"
+    "not there then, or on spot too slow for its deadline)"
 )
 
 
@@ -301,5 +301,5 @@ def test_a_gang_that_outgrows_every_place_in_a_month_says_so_for_that_month() ->
         "no plan meets every requirement:",
         "job short of 150.0% of its monthly runs in month 2 because G buy offers are capped at "
         "4 GPUs and no place of its GPU types can hold one whole gang in month 2 (each is "
-        "smaller, or not there then)",
+        "smaller, not there then, or on spot too slow for its deadline)",
     )
