@@ -16,7 +16,7 @@ on-demand ($3/h) is uncapped.
   month 2: two width-2 replicas in the house (1,400).
 - ft (one-off fine-tuning, 2,000 GPU-hours, copy width 2, deadline 500 h →
   2 copies a gang): 1,000 h in the house each month, in 2 slots of width 2.
-- weekly (LoRA, 4 runs a month of 100 GPU-hours, copy width 1, deadline 25 h →
+- weekly (LoRA, 4 runs a month of 100 GPU-hours, copy width 1, deadline 30 h →
   4 copies of 1 GPU, interruptible): month 1 on spot in 4 slots of width 1,
   400 / 0.85 paid hours; month 2 400 on-demand hours.
 - batch (300 GPU-hours a month, width 1, no deadline): month 1 in the house's
@@ -63,7 +63,7 @@ def places_scenario(chat_tps: float = 1000.0, max_per_node: int = 8) -> Scenario
                 "lora",
                 tokens=1e7,
                 runs_per_month=4.0,
-                deadline_hours=25.0,
+                deadline_hours=30.0,
                 interruptible=True,
             ),
             workload("batch", "batch_inference", tokens=1e9),
@@ -385,9 +385,14 @@ def test_recurring_work_short_in_one_month_is_rejected() -> None:
 
 def test_spot_yield_counts_the_servers_of_a_gang() -> None:
     # With 2 GPUs a server, weekly's gang of 4 spans 2 servers: a paid spot hour
-    # yields 0.85² useful hours, so month 1 does 4 × 0.85 = 3.4 runs.
+    # yields 0.85² useful hours, so month 1 does 4 × 0.85 = 3.4 runs; and each run
+    # takes 100 / (4 × 0.85²) = 34.6 h there, past its 30 h deadline (methodology 2.12).
     violations = violations_of(places_scenario(max_per_node=2), PLAN, ESTIMATES)
-    only("recurring_demand", violations, "weekly in month 1 does 3.4 runs")
+    assert len(violations) == 2, violations
+    assert_rejected(violations, "recurring_demand", "weekly in month 1 does 3.4 runs")
+    assert_rejected(
+        violations, "work:", "deadline work on spot", "takes 34.6021 h, past its 30 h deadline"
+    )
 
 
 def test_a_one_off_job_split_across_two_types_is_rejected() -> None:

@@ -180,8 +180,19 @@ def test_lp_names_never_come_from_user_text() -> None:
 def test_variables_exist_only_where_they_can_be_nonzero() -> None:
     s, estimates = tiny()
     built = build_model(s, estimates)
-    # Spot only for the interruptible training job, on the type with a spot offer.
+    # Spot only for interruptible training and batch work, on the type with a spot
+    # offer, and only where a run finishes by its deadline there (methodology 2.12):
+    # train's 8-copy gang on L40S would take R / (8 × 0.85) > 200 h, so none here ...
     spot = {(w, g, t) for (w, g, key, t) in built.work if key == "L40S|spot|1"}
+    assert spot == set()
+    # ... and at 470 h (4 copies: 1,500 / (4 × 0.85) = 441 h) it may run there.
+    late = next(w for w in s.workloads if w.name == "train")
+    relaxed = replace(
+        s,
+        workloads=tuple(replace(w, deadline_hours=470.0) if w is late else w for w in s.workloads),
+    )
+    built_relaxed = build_model(relaxed, estimates)
+    spot = {(w, g, t) for (w, g, key, t) in built_relaxed.work if key == "L40S|spot|1"}
     assert spot == {("train", "L40S", 1), ("train", "L40S", 2)}
     # Work only inside windows: batch from month 2, training to month 2.
     assert {t for (w, _g, _p, t) in built.work if w == "batch"} == {2, 3}
