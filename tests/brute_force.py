@@ -119,6 +119,7 @@ class Job:
     # Months whose run would finish after its deadline on spot: R > D × n × yield
     # (methodology 2.12): no work on spot then.
     late_on_spot: frozenset[int] = frozenset()
+    per_node: int = 1  # GPUs a server of its type
 
     def in_month(self, t: int) -> Job:
         """The job as it runs in month ``t`` (its gang of that month)."""
@@ -131,6 +132,21 @@ class Job:
     def slot_class(self) -> int | None:
         """Copy width of the slots it works in; None: the width-1 free GPUs."""
         return self.copy_width if self.copy_width >= 2 or self.copies >= 2 else None
+
+    def run_slot(self, p: Place) -> int | None:
+        """GPUs of a run slot (one run at a time, set aside from its class's slots) on a
+        capped spot offer bigger than the servers its gang spans: of the widths from the
+        gang's up to what its servers hold (steps of the copy width), the narrowest that
+        covers most of the cap. None where a run may spread over its class's slots."""
+        if not p.spot or p.offer is None or p.offer.max_units is None or self.copies < 2:
+            return None
+        gang = self.copy_width * self.copies
+        servers_gpus = ceil(gang / self.per_node) * self.per_node
+        cap = p.offer.max_units
+        if cap <= servers_gpus:
+            return None  # every spread stays in the gang's servers
+        widths = range(gang, servers_gpus + 1, self.copy_width)
+        return max(widths, key=lambda x: (cap // x * x, -x))
 
 
 @dataclass(frozen=True)
@@ -195,7 +211,7 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
             and (gang := gang_of_run(s, w, k, run * work_factor(w, t), per_node))
             and run * work_factor(w, t) > w.deadline_hours * k * gang[0] * gang[1] * (1 + 1e-9)
         )
-        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month, late)
+        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month, late, per_node)
     # One workload per slot class and type (every month): then no two workloads
     # share a capacity and each covering constraint can be filled greedily on its own.
     for g in s.gpus:
@@ -474,6 +490,8 @@ def gpus_held(inst: Instance, j: Job, p: Place) -> int:
     h = most_paid_hours(inst, j, p)
     if j.slot_class is None:
         return ceil(h / (u * H))
+    if (r := j.run_slot(p)) is not None:
+        return r * max(1, ceil(h / (u * H * r)))
     deadline = j.copies if j.copies >= 2 else 0
     return j.copy_width * max(deadline, ceil(h / (u * H * j.copy_width)))
 
@@ -596,6 +614,8 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
                     bad.append(f"{w.name} under-served in {t}: {served[w.name, t]}")
 
     class_hours: dict[tuple[str, str, int | None, int], float] = defaultdict(float)
+    runs_set_aside: dict[tuple[str, str, int | None, int], int] = defaultdict(int)
+    deadline_gangs: list[tuple[str, str, str, int, int, int]] = []
     useful: dict[tuple[str, str, int], float] = defaultdict(float)
     for (w, g, key, t), h in d.work.items():
         p, j = place.get((g, key)), inst.jobs.get((w, g))
@@ -610,12 +630,21 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
             continue
         if p.rental and t < (p.offer.available_from if p.offer else 1):
             bad.append(f"work {w} on {key} before it is offered")
-        if p.finite:
+        if p.finite and (r := j.run_slot(p)) is not None:
+            # Run slots of its own, one run each at a time, out of its class's slots.
+            runs_set_aside[g, key, j.slot_class, t] += r * ceil(h / (utilization(s, p) * H * r))
+        elif p.finite:
             class_hours[g, key, j.slot_class, t] += h
-            if j.copies >= 2 and h > NOISE and d.slots.get((g, key, j.copy_width, t), 0) < j.copies:
-                bad.append(f"deadline gang of {w} in {key} {t} without {j.copies} slots")
+            if j.copies >= 2 and h > NOISE:
+                deadline_gangs.append((w, g, key, j.copy_width, t, j.copies))
         useful[w, g, t] += h * (j.spot_yield if p.spot else 1.0) / j.run_hours
         cost += h * hour_price(s, p) * discount(s, t)
+    for w, g, key, k, t, m in deadline_gangs:
+        if d.slots.get((g, key, k, t), 0) - runs_set_aside[g, key, k, t] / k < m:
+            bad.append(f"deadline gang of {w} in {key} {t} without {m} slots")
+    for (g, key, k, t), gpus in runs_set_aside.items():
+        if k is None or gpus > k * d.slots.get((g, key, k, t), 0):
+            bad.append(f"{key} in {t}: run slots of {gpus} GPUs beyond class {k}'s slots")
     for ps in inst.places.values():
         for p in ps:
             if not p.finite:
@@ -636,7 +665,8 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
                 for (g, key, k, m), h in class_hours.items():
                     if (g, key, m) != (p.gpu, p.key, t):
                         continue
-                    top = free if k is None else room * k * d.slots.get((g, key, k, t), 0)
+                    aside = runs_set_aside[g, key, k, t]
+                    top = free if k is None else room * (k * d.slots.get((g, key, k, t), 0) - aside)
                     if h > top * (1 + 1e-6) + 1e-6:
                         bad.append(f"{key} in {t}: {h} h of class {k} > {top}")
     for w in s.workloads:

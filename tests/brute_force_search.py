@@ -162,6 +162,11 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
                     j.copies if j.copies >= 2 else 0,
                     math.ceil(most_paid_hours(inst, j, p) / (utilization(s, p) * H * k) - 1e-9),
                 )
+                if (r := j.run_slot(p)) is not None:  # whole run slots of r GPUs
+                    runs = math.ceil(
+                        most_paid_hours(inst, j, p) / (utilization(s, p) * H * r) - 1e-9
+                    )
+                    most = r // k * max(1, runs)
                 slot_keys.append((p, j))
                 ranges.append(range(min(most, room // k) + 1))
         for counts in itertools.product(*ranges):
@@ -201,6 +206,10 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
                     hours = math.inf  # an uncapped offer hosts any gang
                 elif j.slot_class is None:
                     hours = utilization(s, p) * H * (n - pinned[p.key] - held[p.key])
+                elif (r := j.run_slot(p)) is not None:
+                    # Whole run slots of r GPUs out of the class's slots, one run each.
+                    have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
+                    hours = utilization(s, p) * H * r * (have * j.copy_width // r)
                 else:
                     have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
                     hours = 0.0 if have < j.copies else utilization(s, p) * H * j.copy_width * have

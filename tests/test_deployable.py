@@ -272,8 +272,9 @@ def test_a_deadline_run_goes_on_spot_only_where_it_finishes_in_time() -> None:
 
 def test_a_one_off_job_on_several_spot_servers_at_once_says_so() -> None:
     """The layout audit's case: the whole job must be done in month 1, so its 2,352.9
-    paid spot hours run on more GPUs than one 2-GPU server at once, where each reclaimed
-    server stalls them all. The cost is the model's; the diagnostics say so."""
+    paid spot hours run on more GPUs than one 2-GPU server at once. The contract counts
+    its data-parallel copies as separate gangs (true for elastic training); in lock-step
+    each reclaimed server would stall them all, and the diagnostics say so."""
     wide = scenario(
         [gpu("G", max_per_node=2)],
         [offer("G", "spot", 1.00), offer("G", "on_demand", 3.00, 2)],
@@ -284,7 +285,72 @@ def test_a_one_off_job_on_several_spot_servers_at_once_says_so() -> None:
     )
     # 2,000 / 0.85 = 2,352.9 paid hours in 730: more than the 1,460 of one 2-GPU server.
     assert (
-        "train runs on spot on more than one server at once in month 1, where each reclaimed "
-        "server stalls them all: it may yield less than planned (methodology 2.12, limits "
-        "of spot)"
+        "train runs on spot on more than one server at once in month 1; if it trains in "
+        "lock-step, each reclaimed server stalls them all and it yields less than planned "
+        "(methodology 2.12, one-off jobs on several spot servers)"
     ) in solve_checked(wide).diagnostics
+
+
+def _capped_spot_runs(max_per_node: int) -> Scenario:
+    """The layout audit's case: four runs a month of 700 GPU-hours, copies of 2 GPUs,
+    300-hour deadline, so gangs of 2 copies (4 GPUs); spot $0.50 capped at 6 GPUs,
+    on demand $5.00."""
+    return scenario(
+        [gpu("G", max_per_node=max_per_node)],
+        [offer("G", "spot", 0.50, max_units=6), offer("G", "on_demand", 5.00, 2)],
+        [
+            workload(
+                "job",
+                "batch_inference",
+                params_b=7,
+                tokens=1e9,
+                runs_per_month=4,
+                deadline_hours=300.0,
+                interruptible=True,
+            )
+        ],
+        [measured("job", "G", gpus_per_replica=2, gpu_hours=700.0)],
+        assumptions=BARE,
+        horizon_months=1,
+    )
+
+
+def test_deadline_gangs_on_a_capped_spot_offer_hold_slots_of_their_own() -> None:
+    """With 2 GPUs a server a gang of 4 spans 2 servers (yield 0.85² = 0.7225; a run takes
+    242.2 h). v2's copy-width slots put all 4 runs in three 2-GPU slots (3,875.43 paid
+    spot hours, $1,937.72), as if a run could spread over all 6 GPUs; but 6 GPUs are 3
+    servers (yield 0.85³), and one 4-GPU gang at a time needs 969 hours in a 730-hour
+    month. Now each run holds a run slot of 4 GPUs of its own (two of the 2-GPU slots),
+    one run at a time: 2,920 paid spot hours (2,109.7 useful); the other 690.3
+    GPU-hours run on demand."""
+    s = _capped_spot_runs(max_per_node=2)
+    plan = solve_checked(s)
+    spot = 4 * H
+    on_demand = 4 * 700.0 - spot * 0.85**2
+    assert plan.total_cost == pytest.approx(spot * 0.50 + on_demand * 5.00, abs=0.005)
+    d = _decisions(plan)
+    # A run slot of 4 is 2 slots of width 2; a third costs nothing and holds nothing.
+    assert set(d.slots) == {("G", "G|spot|1", 2, 1)}
+    assert d.slots[("G", "G|spot|1", 2, 1)] in (2, 3)
+    assert {(a.place, a.width) for a in plan.assignments} == {("spot", 4), ("on_demand", 4)}
+    # The copy-width plan, all on spot in three 2-GPU slots, is refused.
+    spread = replace(
+        d,
+        work={("job", "G", "G|spot|1", 1): 4 * 700.0 / 0.85**2},
+        slots={("G", "G|spot|1", 2, 1): 3},
+    )
+    report = check_plan(s, replace(plan, decisions=spread))
+    assert (
+        "slot_hours: G|spot|1 month 1 class 2: run slots of their own (job 2 of 4 GPUs "
+        "(3,875.43 h, one run at a time)) need 8 GPUs, more than the 3 slots of width 2 "
+        "hold (6)"
+    ) in report.violations
+
+
+def test_a_spot_gang_spreads_within_its_own_servers() -> None:
+    """With 8 GPUs a server the whole offer fits in the gang's one server: a run may spread
+    over all 6 GPUs at the same yield (0.85; 161.8 h a run, 4 runs in 647 h), so v2's
+    copy-width slots stand and every run goes on spot: 2,800 / 0.85 paid hours."""
+    plan = solve_checked(_capped_spot_runs(max_per_node=8))
+    assert plan.total_cost == pytest.approx(4 * 700.0 / 0.85 * 0.50, abs=0.005)
+    assert _decisions(plan).slots == {("G", "G|spot|1", 2, 1): 3}

@@ -8,6 +8,8 @@ per place and width with headroom and ``min_replicas`` >= 2; (b) ``gangs``:
 2-GPU gangs and 1-GPU work in a capped on-demand offer and the house; (c)
 ``deadline``: a deadline gang of 2 copies, reserved offers of 2 or 4 GPUs;
 (d) ``spot``: recurring runs over 2 months on spot with the gang's yield;
+``spot_gangs``: deadline gangs on a capped spot offer, in slots of their own where
+the offer is larger than the gang's servers;
 ``pick``: a one-off job picking one of two types beside a service;
 ``shared``: replicas, slots and free GPUs in one capped offer and the house;
 ``services``: two services on two types. ``tests.brute_force`` and
@@ -82,6 +84,7 @@ plan.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -317,6 +320,50 @@ def recurring_on_spot(rng: random.Random) -> Case:
         ],
         assumptions=assumptions(rng, spot_efficiency=rng.choice([0.5, 0.85])),
         horizon_months=2,
+    )
+    return Case("", s, (job_estimate("runs", "G", k, run),))
+
+
+def spot_gangs(rng: random.Random) -> Case:
+    """Deadline gangs of ``m`` copies on a capped spot offer. Where the offer is larger
+    than the servers a gang spans, a run may not spread over the copy width's slots (it
+    would span more servers and yield less): it holds a slot of its own, from the gang's
+    width up to its servers' GPUs; where the offer fits in those servers, the copy-width
+    slots stand. The month's runs need most of the offer's hours, so the rule decides
+    how much goes on spot."""
+    # (copy width, copies at once, GPUs a server, max_units of the spot offer)
+    k, copies, node, cap = rng.choice(
+        [(1, 2, 2, 3), (1, 2, 2, 5), (1, 3, 2, 5), (1, 3, 4, 5), (2, 2, 2, 6), (2, 2, 4, 6),
+         (1, 2, 4, 6), (1, 3, 4, 4), (1, 2, 4, 4), (2, 2, 4, 4)]
+    )  # fmt: skip
+    gang = k * copies
+    run = rng.choice([60.0, 100.0])
+    # m copies exactly (ceil(m / 1.45) = m), in time on spot over up to 2 servers
+    # (1.45 > 1 / 0.85²).
+    deadline = run / gang * 1.45
+    spot_yield = 0.85 ** math.ceil(gang / node)
+    runs = rng.choice([0.7, 0.95]) * H * cap * spot_yield / run
+    offers = [
+        offer("G", "spot", rng.choice([0.3, 0.6]), max_units=cap),
+        offer("G", "on_demand", 1.5),
+    ]
+    if rng.random() < 0.4:
+        offers.append(offer("G", "reserved", 0.9, term_months=1, max_units=gang + k))
+    s = scenario(
+        [gpu("G", tdp_w=1000.0, max_per_node=node)],
+        offers,
+        [
+            workload(
+                "runs",
+                rng.choice(["lora", "batch_inference"]),
+                runs_per_month=round(runs, 3),
+                deadline_hours=deadline,
+                interruptible=True,
+                tokens=1.0,
+            )
+        ],
+        assumptions=assumptions(rng),
+        horizon_months=rng.choice([1, 2]),
     )
     return Case("", s, (job_estimate("runs", "G", k, run),))
 
@@ -670,6 +717,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "gangs": gangs_and_singles,
     "deadline": deadline_gangs,
     "spot": recurring_on_spot,
+    "spot_gangs": spot_gangs,
     "growing": growing_gang,
     "pick": one_off_pick,
     "shared": replicas_slots_and_free,

@@ -2,7 +2,9 @@
 
 Takes a ``Scenario``, the plan's ``Decisions`` and the pair estimates; hands on a
 violation line for every deadline workload that works in a finite place in a
-month with fewer slots of its copy width than copies in its gang.
+month with fewer slots of its copy width than copies in its gang (less the run
+slots other gangs of its class hold on a capped spot offer; a gang in run slots
+of its own is checked by ``slot_hours``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from optimizer.check.capacity import derived_hours, is_finite, offers_by_id, place_name
-from optimizer.check.demand import gangs
+from optimizer.check.demand import capped_spot, gangs, run_slots
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h
 from optimizer.domain import Scenario
 from optimizer.results import Decisions, PairEstimate
@@ -29,17 +31,23 @@ def deadline_slots_violations(
     offers = offers_by_id(scenario)
     derived = derived_hours(scenario, decisions)
     pair_gangs = gangs(scenario, estimates)
+    own = run_slots(scenario, decisions, pair_gangs)
     for (name, gpu, place, t), hours in sorted(decisions.work.items()):
         gang = pair_gangs.get((name, gpu, t))
         if gang is None or gang.copies < 2 or hours <= HOURS_ABS_TOL:
             continue
         if not is_finite(offers, gpu, place):
             continue
-        have = derived.slots.get((gpu, place, t), {}).get(gang.copy_width, 0.0)
+        if gang.run_slot(capped_spot(scenario, gpu, place)) is not None:
+            continue  # in run slots of its own: ``slot_hours`` checks them
+        k = gang.copy_width
+        theirs = sum(r.gpus * r.count for r in own.get((gpu, place, t, gang.work_class), []))
+        have = derived.slots.get((gpu, place, t), {}).get(k, 0.0) - theirs / k
         if have < gang.copies - INTEGER_TOL:
+            beside = f" beside other gangs' run slots of {theirs:g} GPUs" if theirs else ""
             found.append(
                 f"deadline_slots: {name} works {_h(hours)} h in {place_name(gpu, place)} "
-                f"month {t}, but its gang of {gang.copies} copies × {gang.copy_width} GPUs needs "
-                f"{gang.copies} slots of width {gang.copy_width} there; the place has {have:g}"
+                f"month {t}, but its gang of {gang.copies} copies × {k} GPUs needs "
+                f"{gang.copies} slots of width {k} there{beside}; the place has {have:g}"
             )
     return found

@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from optimizer.check.capacity import offers_by_id
+from optimizer.check.tolerances import HOURS_REL_TOL
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
-from optimizer.estimate.gangs import copies_per_gang, spot_yield
+from optimizer.estimate.gangs import copies_per_gang, spot_slot_width, spot_yield, whole_ceiling
 from optimizer.results import Decisions, PairEstimate
 
 # Work class of width-1 work without deadline slots (it uses a place's free GPUs).
@@ -51,6 +52,15 @@ class Gang:
         if self.copy_width >= 2:
             return self.copy_width
         return 1 if self.copies >= 2 else FREE_CLASS
+
+    def run_slot(self, spot: tuple[int, int] | None) -> int | None:
+        """On a spot offer of ``spot = (max_units, max_per_node)``, the GPUs of a run slot:
+        a group of its class's slots holding one run at a time, where a run spread over
+        the whole class would span more servers than the gang (``spot_slot_width``)."""
+        if spot is None:
+            return None
+        cap, per_node = spot
+        return spot_slot_width(self.copy_width, self.copies, per_node, cap)
 
 
 def gang_of(
@@ -123,4 +133,42 @@ def class_work(
             continue
         by_class = found[gpu, place, t]
         by_class[gang.work_class] = by_class.get(gang.work_class, 0.0) + hours
+    return found
+
+
+def capped_spot(scenario: Scenario, gpu: str, place: str) -> tuple[int, int] | None:
+    """``(max_units, max_per_node)`` where ``place`` is a capped spot offer of ``gpu``, else None."""
+    offer = offers_by_id(scenario).get(place)
+    if offer is None or offer.option is not OfferOption.SPOT or offer.max_units is None:
+        return None
+    per_node = next((g.max_per_node for g in scenario.gpus if g.name == gpu), 1)
+    return offer.max_units, per_node
+
+
+@dataclass(frozen=True)
+class RunSlots:
+    """Run slots a deadline gang's work needs on a capped spot offer (methodology 2.12)."""
+
+    workload: str
+    gpus: int  # GPUs of one run slot
+    count: int  # the fewest that hold its hours: ceil(hours / (H × gpus))
+    hours: float
+
+
+def run_slots(
+    scenario: Scenario, decisions: Decisions, pair_gangs: Mapping[tuple[str, str, int], Gang]
+) -> dict[tuple[str, str, int, int], list[RunSlots]]:
+    """Per (type, place, month, copy-width class), the run slots its gangs need there.
+
+    A run slot holds one run at a time for the whole month (spot offers are paid by
+    the hour: ``u = 1``), so the fewest a gang needs follow from its hours alone.
+    """
+    H = scenario.assumptions.hours_per_month
+    found: dict[tuple[str, str, int, int], list[RunSlots]] = defaultdict(list)
+    for (name, gpu, place, t), hours in sorted(decisions.work.items()):
+        gang = pair_gangs.get((name, gpu, t))
+        if gang is None or (gpus := gang.run_slot(capped_spot(scenario, gpu, place))) is None:
+            continue
+        count = whole_ceiling(hours / (H * gpus) - HOURS_REL_TOL)
+        found[gpu, place, t, gang.work_class].append(RunSlots(name, gpus, count, hours))
     return found

@@ -17,8 +17,8 @@ from optimizer.check.capacity import (
     place_name,
     place_utilization,
 )
-from optimizer.check.demand import FREE_CLASS, class_work, gangs
-from optimizer.check.tolerances import _h, hours_exceed
+from optimizer.check.demand import FREE_CLASS, class_work, gangs, run_slots
+from optimizer.check.tolerances import INTEGER_TOL, _h, hours_exceed
 from optimizer.domain import Scenario
 from optimizer.results import Decisions, PairEstimate
 
@@ -33,12 +33,20 @@ def slot_hours_violations(
     class 1 holds width-1 work whose deadline needs ``copies_per_gang >= 2``
     copies at once. ``u_p`` is ``max_utilization`` in the house and reserved
     places, 1 on rental offers.
+
+    On a capped spot offer larger than a deadline gang's servers, the gang's
+    work runs in run slots of its own (``run_slots``: the fewest that hold
+    its hours, one run each at a time); they come out of its class's slots,
+    and the class's other work fits what is left.
     """
     found: list[str] = []
     a = scenario.assumptions
+    H = a.hours_per_month
     offers = offers_by_id(scenario)
     derived = derived_hours(scenario, decisions)
-    work = class_work(decisions, gangs(scenario, estimates))
+    pair_gangs = gangs(scenario, estimates)
+    work = class_work(decisions, pair_gangs)
+    own = run_slots(scenario, decisions, pair_gangs)
     for gpu, place, t in sorted(finite_place_sizes(scenario, decisions)):
         kind = place_kind(offers, gpu, place)
         u = place_utilization(a, kind or "")
@@ -46,11 +54,28 @@ def slot_hours_violations(
         for k, hours in sorted(work.get((gpu, place, t), {}).items()):
             if k == FREE_CLASS:
                 continue
-            limit = u * a.hours_per_month * k * slots.get(k, 0.0)
-            if hours_exceed(hours, limit):
+            have = k * slots.get(k, 0.0)  # GPUs in the class's slots
+            runs = own.get((gpu, place, t, k), [])
+            set_aside = sum(r.gpus * r.count for r in runs)
+            if set_aside > have + INTEGER_TOL:
+                needs = " and ".join(
+                    f"{r.workload} {r.count} of {r.gpus} GPUs ({_h(r.hours)} h, one run at a time)"
+                    for r in runs
+                )
+                found.append(
+                    f"slot_hours: {place_name(gpu, place)} month {t} class {k}: run slots "
+                    f"of their own ({needs}) need {set_aside:g} GPUs, more than the "
+                    f"{slots.get(k, 0.0):g} slots of width {k} hold ({have:g})"
+                )
+                continue
+            rest = hours - sum(r.hours for r in runs)
+            limit = u * H * (have - set_aside)
+            if hours_exceed(rest, limit):
+                gpus = f"{k} × {slots.get(k, 0.0):g} slots"
+                if runs:
+                    gpus = f"({gpus} − {set_aside:g} GPUs in run slots)"
                 found.append(
                     f"slot_hours: {place_name(gpu, place)} month {t} class {k}: "
-                    f"{_h(hours)} h of work, more than u {u:g} × {_h(a.hours_per_month)} h × {k} "
-                    f"× {slots.get(k, 0.0):g} slots = {_h(limit)} h"
+                    f"{_h(rest)} h of work, more than u {u:g} × {_h(H)} h × {gpus} = {_h(limit)} h"
                 )
     return found

@@ -53,3 +53,30 @@ def late_on_spot(
         return False
     useful_per_hour = gang_width * spot_yield(spot_efficiency, gang_width, max_per_node)
     return run_gpu_hours > deadline_hours * useful_per_hour * (1 + _NOISE)
+
+
+def spot_slot_width(copy_width: int, copies: int, max_per_node: int, cap: int) -> int | None:
+    """Slot width of a deadline gang on a spot offer capped at ``cap`` GPUs, or None where
+    the copy-width slots of model v2 §C hold.
+
+    Elsewhere a run may be spread over all the slots of its copy width (it only
+    finishes sooner); on spot that keeps the gang's yield only inside the
+    ``ceil(n / max_per_node)`` servers the gang already spans. Where the whole
+    offer fits in those servers (``cap <= servers × max_per_node``) any spread
+    does, and §C's rule stands. Otherwise each run holds a slot of its own, one
+    run per slot at a time: the narrowest width, from the gang's ``n`` up to
+    the widest multiple of ``copy_width`` in its servers, whose slots cover
+    the most of ``cap`` (wider only where ``n`` leaves GPUs idle). A gang of
+    one copy never spreads (None).
+    """
+    if copies < 2:
+        return None
+    gang = copy_width * copies
+    reach = whole_ceiling(gang / max_per_node) * max_per_node
+    if cap <= reach:
+        return None
+    best, covered = gang, (cap // gang) * gang
+    for width in range(gang + copy_width, reach - reach % copy_width + 1, copy_width):
+        if (cap // width) * width > covered:
+            best, covered = width, (cap // width) * width
+    return best

@@ -69,6 +69,11 @@ class BuiltModel:
     slots: dict[tuple[str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
     # deadline gangs of m >= 2 copies: 1 when (workload, gpu, place, month) runs there
     runs_in: dict[tuple[str, str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    # Run slots of a deadline gang on a capped spot offer (methodology 2.12), keyed
+    # (workload, gpu, place, month): the variable and the GPUs of one run slot.
+    run_slots: dict[tuple[str, str, str, int], tuple[pulp.LpVariable, int]] = field(
+        default_factory=dict
+    )
     pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
     shortfalls: dict[Key, pulp.LpVariable] = field(default_factory=dict)
     shortfall_weights: dict[Key, float] = field(default_factory=dict)
@@ -158,6 +163,25 @@ class BuiltModel:
 
     def place(self, gpu: str, key: str) -> Place:
         return next(p for p in self.places[gpu] if p.key == key)
+
+    def spot_cap(self, place: Place) -> int | None:
+        """A capped spot offer's ``max_units`` (None for every other place)."""
+        return place.most_gpus if place.is_spot else None
+
+    def run_slot(self, workload: str, place: Place, month: int) -> int | None:
+        """GPUs of one run slot of ``workload`` in ``place`` (``PairFigures.run_slot_in``)."""
+        fig = self.figures[(workload, place.gpu)]
+        per_node = self.scenario.gpu(place.gpu).max_per_node
+        return fig.run_slot_in(month, self.spot_cap(place), per_node)
+
+    def run_slot_terms(self, place: Place, k: int, month: int, coef: float) -> Terms:
+        """``coef × GPUs`` of every run slot of class ``k`` in ``place`` and ``month``."""
+        return [
+            (var, coef * gpus)
+            for (w, g, key, t), (var, gpus) in self.run_slots.items()
+            if (g, key, t) == (place.gpu, place.key, month)
+            and self.figures[(w, g)].slot_width_in(t) == k
+        ]
 
     def size_terms(self, place: Place, month: int, coef: float = 1.0) -> tuple[Terms, float]:
         """GPUs ``place`` holds in ``month``: variable terms and a constant (capped rental)."""

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from optimizer.domain import Assumptions, Gpu, Kind, Offer, OfferOption, Workload
-from optimizer.estimate.gangs import copies_per_gang, late_on_spot, spot_yield
+from optimizer.estimate.gangs import copies_per_gang, late_on_spot, spot_slot_width, spot_yield
 from optimizer.results import HOUSE, PairEstimate
 
 
@@ -110,6 +110,15 @@ class PairFigures:
         if self.copy_width >= 2 or self.copies_in(month) >= 2:
             return self.copy_width
         return None
+
+    def run_slot_in(self, month: int, spot_cap: int | None, max_per_node: int) -> int | None:
+        """On a spot offer capped at ``spot_cap``, the GPUs of a run slot: a group of its
+        class's slots that holds one run of its deadline gang at a time, where spreading
+        a run over the whole class would span more servers and yield less
+        (``spot_slot_width``); else None."""
+        if spot_cap is None:
+            return None
+        return spot_slot_width(self.copy_width, self.copies_in(month), max_per_node, spot_cap)
 
     def spot_yield_in(self, gpu: Gpu, a: Assumptions, month: int) -> float:
         return spot_yield(a.spot_efficiency, self.gang_width_in(month), gpu.max_per_node)

@@ -185,7 +185,21 @@ def _define_work(built: BuiltModel) -> None:
                 built.work[(w_name, g_name, p.key, t)] = var
                 built.work_at[(g_name, p.key, t)][w_name] = var
                 built.work_of[(w_name, g_name)].append((p.key, t, var))
-                if p.finite and fig.copies_in(t) >= 2:
+                run_slot = built.run_slot(w_name, p, t)
+                if run_slot is not None:
+                    # Whole run slots of its class's slots (methodology 2.12); one of
+                    # them holds a whole gang, so no switch is needed.
+                    assert p.most_gpus is not None  # a capped spot offer
+                    built.run_slots[(w_name, g_name, p.key, t)] = (
+                        prob.add_variable(
+                            f"run_slots_w{i}_g{j}_p{p.lp}_t{t}",
+                            lowBound=0,
+                            upBound=p.most_gpus // run_slot,
+                            cat=pulp.LpInteger,
+                        ),
+                        run_slot,
+                    )
+                elif p.finite and fig.copies_in(t) >= 2:
                     built.runs_in[(w_name, g_name, p.key, t)] = prob.add_variable(
                         f"runs_in_w{i}_g{j}_p{p.lp}_t{t}", cat=pulp.LpBinary
                     )
@@ -217,10 +231,12 @@ def _define_slots(built: BuiltModel, most: Useful) -> None:
         )
         for k in widths:
             size = None if place.most_gpus is None else place.most_gpus // k
+            # Run slots may need more of a spot offer's slots than ``bounds`` counts.
+            useful = None if place.is_spot else most.slots.get((g_name, k))
             var = built.problem.add_variable(
                 f"slots_g{gpos[g_name]}_p{place.lp}_k{k}_t{t}",
                 lowBound=0,
-                upBound=_at_most(size, most.slots.get((g_name, k))),
+                upBound=_at_most(size, useful),
                 cat=pulp.LpInteger,
             )
             built.slots[(g_name, key, k, t)] = var

@@ -2,12 +2,14 @@
 
 Takes the ``domain.Scenario`` and the plan's ``results.Decisions``; hands on
 a line for each workload whose spot work meets a limit of the spot model
-(docs/methodology.md §2.12, "limits of spot"): the plan's cost is right for
-the model, but an engineer should know before relying on its schedule.
+(docs/methodology.md §2.12, "One-off jobs on several spot servers"): the
+plan's cost is right for the model, but an engineer should know before
+relying on its schedule.
 
 A one-off job whose spot work in a month needs more than one server at once
-yields less than one gang's share. (Deadline work never meets a limit here: a
-run that would finish late at the spot yield does not go on spot.)
+yields less than one gang's share if it trains in lock-step. (Deadline work
+never meets a limit here: a run that would finish late at the spot yield does
+not go on spot, and on a capped spot offer a gang keeps its whole width.)
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ def spot_caveats(s: Scenario, d: Decisions) -> list[str]:
             )
             if wide:
                 lines.append(
-                    f"{w.name} runs on spot on more than one server at once in {months_text(wide)}, "
-                    "where each reclaimed server stalls them all: it may yield less than "
-                    "planned (methodology 2.12, limits of spot)"
+                    f"{w.name} runs on spot on more than one server at once in {months_text(wide)}; "
+                    "if it trains in lock-step, each reclaimed server stalls them all and it "
+                    "yields less than planned (methodology 2.12, one-off jobs on several spot "
+                    "servers)"
                 )
     return lines

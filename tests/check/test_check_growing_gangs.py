@@ -40,31 +40,41 @@ def growing(max_per_node: int = 4) -> Scenario:
 
 
 def plan(month_2_slots: int, month_2_hours: float) -> Decisions:
+    """Month 1's gang of 2 in two slots of width 1; month 2's slots of width 1."""
     return Decisions(
         work={("grow", "H100", SPOT, 1): 60.0 / 0.85, ("grow", "H100", SPOT, 2): month_2_hours},
         slots={("H100", SPOT, 1, 1): 2, ("H100", SPOT, 1, 2): month_2_slots},
     )
 
 
-def test_month_2s_larger_run_needs_three_slots_at_once() -> None:
-    # Month 2's gang of 3 fits one server of 4: 90 useful hours at 0.85.
-    assert violations_of(growing(), plan(3, 90.0 / 0.85), ESTIMATES) == []
-    violations = violations_of(growing(), plan(2, 90.0 / 0.85), ESTIMATES)
-    assert all(v.startswith("deadline_slots:") for v in violations), violations
-    assert_rejected(
-        violations,
-        f"grow works 105.882 h in {SPOT} month 2",
-        "gang of 3 copies × 1 GPUs needs 3 slots of width 1",
-        "the place has 2",
-    )
+def test_month_2s_larger_run_needs_a_run_slot_of_four() -> None:
+    # Month 2's gang of 3 fits one server of 4: 90 useful hours at 0.85. The offer's 8
+    # GPUs are more than that server, so a run may not spread over all the width-1
+    # slots (it would span more servers and yield less): it holds a run slot of its
+    # own, the narrowest width from 3 to 4 whose slots cover most of the 8 GPUs, 4
+    # (methodology 2.12), one run at a time.
+    assert violations_of(growing(), plan(4, 90.0 / 0.85), ESTIMATES) == []
+    violations = violations_of(growing(), plan(3, 90.0 / 0.85), ESTIMATES)
+    assert violations == [
+        f"slot_hours: {SPOT} month 2 class 1: run slots of their own (grow 1 of 4 GPUs "
+        "(105.882 h, one run at a time)) need 4 GPUs, more than the 3 slots of width 1 "
+        "hold (3)"
+    ]
+
+
+def test_a_run_slot_holds_one_run_at_a_time() -> None:
+    # 3,000 paid hours need ceil(3,000 / (730 × 4)) = 2 run slots of 4: 8 slots of width 1.
+    assert violations_of(growing(), plan(8, 3000.0), ESTIMATES) == []
+    violations = violations_of(growing(), plan(7, 3000.0), ESTIMATES)
+    assert_rejected(violations, "slot_hours", "grow 2 of 4 GPUs", "need 8 GPUs", "7 slots")
 
 
 def test_the_spot_yield_follows_the_months_gang() -> None:
     # With 2 GPUs a server month 1's gang of 2 fits one server (0.85) but month 2's
     # gang of 3 spans two (0.85²): 90 / 0.85 paid hours do 85 % of the month's work.
-    violations = violations_of(growing(max_per_node=2), plan(3, 90.0 / 0.85), ESTIMATES)
+    violations = violations_of(growing(max_per_node=2), plan(4, 90.0 / 0.85), ESTIMATES)
     assert_rejected(
         violations,
         "recurring_demand: batch job grow in month 2 does 1.275 runs (85.0000% of its work), needs 1.5",
     )
-    assert violations_of(growing(max_per_node=2), plan(3, 90.0 / 0.85**2), ESTIMATES) == []
+    assert violations_of(growing(max_per_node=2), plan(4, 90.0 / 0.85**2), ESTIMATES) == []

@@ -19,13 +19,16 @@ def define_deadline_slots_constraints(built: BuiltModel) -> None:
     ``deadline_slots_w{w}_g{g}_p{p}_t{t}`` (model v2 §C):
         work[w,g,p,t] - M * runs_in[w,g,p,t] <= 0
     ``deadline_slots_slots_w{w}_g{g}_p{p}_t{t}``:
-        m * runs_in[w,g,p,t] - slots[g,p,k,t] <= 0
+        m * runs_in[w,g,p,t] - slots[g,p,k,t] + sum (r / k) * run_slots[.,g,p,t] <= 0
+
+    (the run slots of other gangs of the class on a capped spot offer are theirs
+    alone, ``slot_hours``).
 
     ``runs_in`` is binary (the only one of the deadline rules), and ``M`` the
     paid hours of the month's whole need in that place (one-off: the job;
     recurring: the month's runs), so no plan that does not overshoot its need
     is cut off. A gang of one copy needs no binary: ``slot_hours`` already
-    asks for a slot wherever its work runs.
+    asks for a slot wherever its work runs; nor does a gang in run slots.
     """
     s = built.scenario
     a = s.assumptions
@@ -46,10 +49,12 @@ def define_deadline_slots_constraints(built: BuiltModel) -> None:
             "deadline_slots", pos, [(work, 1.0), (switch, -most)], pulp.LpConstraintLE, 0.0
         )
         slots = built.slots[(g, key, fig.copy_width, t)]
+        # Run slots of other gangs in the class (capped spot) are theirs alone.
+        theirs = built.run_slot_terms(place, fig.copy_width, t, 1.0 / fig.copy_width)
         built.add_row(
             "deadline_slots",
             ("slots", *pos),
-            [(switch, float(fig.copies_in(t))), (slots, -1.0)],
+            [(switch, float(fig.copies_in(t))), (slots, -1.0), *theirs],
             pulp.LpConstraintLE,
             0.0,
         )

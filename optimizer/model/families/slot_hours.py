@@ -24,22 +24,49 @@ def define_slot_hours_constraints(built: BuiltModel) -> None:
     deadline needs several 1-GPU copies at once, and hold only that work.
     ``u_p`` is ``max_utilization`` in the house and reserved places, 1 on
     rental offers.
+
+    On a capped spot offer larger than the servers a deadline gang spans, a run
+    spread over all its class's slots would span more servers and yield less
+    (methodology 2.12). There the gang's work runs in whole *run slots* of
+    ``r`` GPUs (``run_slots``, ``r`` from ``spot_slot_width``), one run per run
+    slot at a time, set aside from its class's slots for it alone:
+
+    ``slot_hours_run_w{w}_g{g}_p{p}_t{t}``:
+        work[w,g,p,t] - u_p * H * r * run_slots[w,g,p,t] <= 0
+
+    and the class's other work uses the rest of its slots (the ``+`` term below
+    also keeps the run slots within them):
+
+        ... + u_p * H * sum r * run_slots[.,g,p,t] - u_p * H * k * slots[g,p,k,t] <= 0
     """
     a = built.scenario.assumptions
     H = a.hours_per_month
     gpos = built.gpu_pos
     for (g, key, k, t), slots in built.slots.items():
         place = built.place(g, key)
+        room = place.utilization(a) * H
         terms: Terms = [
             (var, 1.0)
             for w_name, var in built.place_work(place, t).items()
             if built.figures[(w_name, g)].slot_width_in(t) == k
+            and (w_name, g, key, t) not in built.run_slots
         ]
-        terms.append((slots, -place.utilization(a) * H * k))
+        terms += built.run_slot_terms(place, k, t, room)
+        terms.append((slots, -room * k))
         built.add_row(
             "slot_hours",
             (f"g{gpos[g]}", f"p{place.lp}", f"k{k}", f"t{t}"),
             terms,
+            pulp.LpConstraintLE,
+            0.0,
+        )
+    wpos = built.workload_pos
+    for (w_name, g, key, t), (run_slots, gpus) in built.run_slots.items():
+        place = built.place(g, key)
+        built.add_row(
+            "slot_hours",
+            ("run", f"w{wpos[w_name]}", f"g{gpos[g]}", f"p{place.lp}", f"t{t}"),
+            [(built.work[(w_name, g, key, t)], 1.0), (run_slots, -place.utilization(a) * H * gpus)],
             pulp.LpConstraintLE,
             0.0,
         )
