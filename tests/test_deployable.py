@@ -354,3 +354,28 @@ def test_a_spot_gang_spreads_within_its_own_servers() -> None:
     plan = solve_checked(_capped_spot_runs(max_per_node=8))
     assert plan.total_cost == pytest.approx(4 * 700.0 / 0.85 * 0.50, abs=0.005)
     assert _decisions(plan).slots == {("G", "G|spot|1", 2, 1): 3}
+
+
+def test_a_run_slot_and_a_spreading_gang_share_a_spot_offer() -> None:
+    """Two deadline jobs of 1-GPU copies on one spot offer of 8 GPUs, 4 a server, yield
+    0.95 a server: ``a`` (gang of 2, one server) needs a run slot of 2 of its own; ``b``
+    (gang of 7, two servers, which hold the whole offer) may spread but needs 7 slots at
+    once. 2 + 7 > 8, so one of them runs on demand ($3): ``a`` on spot saves more
+    (105.26 paid spot hours instead of 300 on demand) than ``b`` (110.80). The copy-width
+    rule alone put both on spot ($216.07), where a's runs would span b's servers."""
+    jobs = [
+        workload(name, "batch_inference", params_b=1, tokens=1e9, runs_per_month=1,
+                 deadline_hours=deadline, interruptible=True)
+        for name, deadline in (("a", 60.0), ("b", 16.0))
+    ]  # fmt: skip
+    s = scenario(
+        [gpu("G", max_per_node=4)],
+        [offer("G", "spot", 1.00, max_units=8), offer("G", "on_demand", 3.00, 2)],
+        jobs,
+        [measured(name, "G", gpus_per_replica=1, gpu_hours=100.0) for name in ("a", "b")],
+        assumptions=replace(BARE, spot_efficiency=0.95),
+        horizon_months=1,
+    )
+    plan = solve_checked(s)
+    assert plan.total_cost == pytest.approx(100 / 0.95 + 100 * 3.00, abs=0.005)
+    assert {(a.workload, a.place) for a in plan.assignments} == {("a", "spot"), ("b", "on_demand")}
