@@ -56,18 +56,18 @@ def late_on_spot(
 
 
 def spot_slot_width(copy_width: int, copies: int, max_per_node: int, cap: int) -> int | None:
-    """Slot width of a deadline gang on a spot offer capped at ``cap`` GPUs, or None where
-    the copy-width slots of model v2 §C hold.
+    """GPUs of a *run slot* of a deadline gang on a spot offer capped at ``cap`` GPUs,
+    or None where model v2 §C's copy-width slots hold as written.
 
     Elsewhere a run may be spread over all the slots of its copy width (it only
     finishes sooner); on spot that keeps the gang's yield only inside the
     ``ceil(n / max_per_node)`` servers the gang already spans. Where the whole
     offer fits in those servers (``cap <= servers × max_per_node``) any spread
-    does, and §C's rule stands. Otherwise each run holds a slot of its own, one
-    run per slot at a time: the narrowest width, from the gang's ``n`` up to
-    the widest multiple of ``copy_width`` in its servers, whose slots cover
-    the most of ``cap`` (wider only where ``n`` leaves GPUs idle). A gang of
-    one copy never spreads (None).
+    does, and §C's rule stands. Otherwise the gang's runs take run slots: groups
+    of its copy width's slots, each holding one run at a time, of the narrowest
+    width from the gang's ``n`` up to the widest multiple of ``copy_width`` in
+    its servers whose run slots cover the most of ``cap`` (wider than ``n``
+    only where ``n`` leaves GPUs idle). A gang of one copy never spreads (None).
     """
     if copies < 2:
         return None
