@@ -116,37 +116,84 @@ class Job:
     # (month, copies, spot yield) where a batch month's run needs another gang
     # than the base month's (its deadline against that month's run, v2 §C).
     by_month: tuple[tuple[int, int, float], ...] = ()
-    # Months whose run would finish after its deadline on spot: R > D × n × yield
-    # (methodology 2.12): no work on spot then.
-    late_on_spot: frozenset[int] = frozenset()
     per_node: int = 1  # GPUs a server of its type
+    month: int | None = None  # set by ``in_month``: the month whose run it is
 
     def in_month(self, t: int) -> Job:
         """The job as it runs in month ``t`` (its gang of that month)."""
         for month, copies, y in self.by_month:
             if month == t:
-                return replace(self, copies=copies, spot_yield=y, by_month=())
-        return self
+                return replace(self, copies=copies, spot_yield=y, by_month=(), month=t)
+        return replace(self, by_month=(), month=t)
 
     @property
     def slot_class(self) -> int | None:
         """Copy width of the slots it works in; None: the width-1 free GPUs."""
         return self.copy_width if self.copy_width >= 2 or self.copies >= 2 else None
 
-    def run_slot(self, p: Place) -> int | None:
-        """GPUs of a run slot (one run at a time, set aside from its class's slots) on a
-        capped spot offer bigger than the servers its gang spans: of the widths from the
-        gang's up to what its servers hold (steps of the copy width), the narrowest that
-        covers most of the cap. None where a run may spread over its class's slots."""
-        if not p.spot or p.offer is None or p.offer.max_units is None or self.copies < 2:
+    def spot_widths(self, p: Place) -> range:
+        """GPUs a run of its month (``in_month``) may hold at once on spot offer ``p``: at
+        the gang's yield a run keeps only inside the gang's servers (and the cap); with a
+        deadline from the first width, in steps of the copy width and at least the gang's,
+        whose run finishes in time: R <= D × width × yield (methodology 2.12)."""
+        assert self.month is not None, "a job's spot widths are those of one month"
+        k, gang = self.copy_width, self.copy_width * self.copies
+        top = ceil(gang / self.per_node) * self.per_node
+        if p.offer is not None and p.offer.max_units is not None:
+            top = min(top, p.offer.max_units)
+        top -= top % k
+        low = gang
+        deadline = self.workload.deadline_hours
+        if deadline is not None:
+            run = self.run_hours * work_factor(self.workload, self.month)
+            low = k * max(self.copies, ceil(run / (k * deadline * self.spot_yield)))
+        return range(low, top + 1, k)
+
+    def late(self, p: Place) -> bool:
+        """No run of its month finishes in time on spot offer ``p``: it may not work there."""
+        return p.spot and not self.spot_widths(p)
+
+    def run_slots(self, p: Place) -> range | None:
+        """Widths of the run slots (each one run at a time, set aside from its copy width's
+        slots) it takes on capped spot offer ``p``: where a run needs two copies or more
+        at once there and the cap is larger than its gang's servers or the run needs more
+        copies than its gang. None where the copy-width slots hold (§C as written)."""
+        if not p.spot or p.offer is None or p.offer.max_units is None:
             return None
+        if self.workload.deadline_hours is None:
+            return None
+        widths = self.spot_widths(p)
         gang = self.copy_width * self.copies
+        if not widths or widths.start < 2 * self.copy_width:
+            return None
         servers_gpus = ceil(gang / self.per_node) * self.per_node
-        cap = p.offer.max_units
-        if cap <= servers_gpus:
-            return None  # every spread stays in the gang's servers
-        widths = range(gang, servers_gpus + 1, self.copy_width)
-        return max(widths, key=lambda x: (cap // x * x, -x))
+        if p.offer.max_units > servers_gpus or widths.start > gang:
+            return widths
+        return None
+
+    def slot_class_at(self, p: Place) -> int | None:
+        """Slot class of its work at ``p``: its copy width when it takes run slots there."""
+        return self.copy_width if self.run_slots(p) is not None else self.slot_class
+
+
+def fewest_run_slot_gpus(hours: float, widths: range, H: float) -> int:
+    """Least GPUs in run slots of ``widths`` that give ``hours`` in a month, by counting:
+    X GPUs split into c run slots of widths a..b exactly when c × a <= X <= c × b."""
+    if hours <= NOISE:
+        return 0
+    x = widths.step * ceil(hours / (H * widths.step))
+    while not any(c * widths.start <= x <= c * widths[-1] for c in range(1, x + 1)):
+        x += widths.step
+    return x
+
+
+def most_run_slot_hours(gpus: int, widths: range, H: float) -> float:
+    """Most hours run slots of ``widths`` inside ``gpus`` GPUs give in a month."""
+    best = 0
+    for x in range(0, gpus + 1, widths.step):
+        if any(c * widths.start <= x <= c * widths[-1] for c in range(1, x + 1)):
+            best = x
+    return H * best
 
 
 @dataclass(frozen=True)
@@ -204,20 +251,14 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
         runs = 1.0 if w.runs_per_month is None else w.runs_per_month
         # A bound for trimming: the busiest month's runs (model v2 §E).
         runs *= max((work_factor(w, t) for t in w.window(s.horizon_months)), default=1.0)
-        late = frozenset(
-            t
-            for t in w.window(s.horizon_months)
-            if w.deadline_hours is not None
-            and (gang := gang_of_run(s, w, k, run * work_factor(w, t), per_node))
-            and run * work_factor(w, t) > w.deadline_hours * k * gang[0] * gang[1] * (1 + 1e-9)
-        )
-        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month, late, per_node)
+        jobs[w.name, e.gpu] = Job(w, e.gpu, k, run, copies, yield_, runs, by_month, per_node)
     # One workload per slot class and type (every month): then no two workloads
     # share a capacity and each covering constraint can be filled greedily on its own.
     for g in s.gpus:
         for t in s.months:
-            classes = [j.in_month(t).slot_class for j in jobs.values() if j.gpu == g.name]
-            assert len(classes) == len(set(classes)), "two workloads share a slot class"
+            for p in places[g.name]:
+                classes = [j.in_month(t).slot_class_at(p) for j in jobs.values() if j.gpu == g.name]
+                assert len(classes) == len(set(classes)), "two workloads share a slot class"
     inst = Instance(s, places, jobs, dict(widths))
     for w in s.workloads:
         if w.kind is Kind.REALTIME_INFERENCE:
@@ -469,7 +510,7 @@ def may_run(p: Place, w: Workload, j: Job | None = None, t: int | None = None) -
     no run that would finish after its deadline there (``j``'s run in month ``t``)."""
     if not p.spot:
         return True
-    late = j is not None and t is not None and t in j.late_on_spot
+    late = j is not None and t is not None and j.in_month(t).late(p)
     return w.interruptible and w.kind is not Kind.REALTIME_INFERENCE and not late
 
 
@@ -490,8 +531,8 @@ def gpus_held(inst: Instance, j: Job, p: Place) -> int:
     h = most_paid_hours(inst, j, p)
     if j.slot_class is None:
         return ceil(h / (u * H))
-    if (r := j.run_slot(p)) is not None:
-        return r * max(1, ceil(h / (u * H * r)))
+    if (widths := j.run_slots(p)) is not None:
+        return max(widths.start, fewest_run_slot_gpus(h, widths, u * H))
     deadline = j.copies if j.copies >= 2 else 0
     return j.copy_width * max(deadline, ceil(h / (u * H * j.copy_width)))
 
@@ -630,9 +671,10 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
             continue
         if p.rental and t < (p.offer.available_from if p.offer else 1):
             bad.append(f"work {w} on {key} before it is offered")
-        if p.finite and (r := j.run_slot(p)) is not None:
-            # Run slots of its own, one run each at a time, out of its class's slots.
-            runs_set_aside[g, key, j.slot_class, t] += r * ceil(h / (utilization(s, p) * H * r))
+        if p.finite and (widths := j.run_slots(p)) is not None:
+            # Run slots of its own, one run each at a time, out of its copy width's slots.
+            aside = fewest_run_slot_gpus(h, widths, utilization(s, p) * H)
+            runs_set_aside[g, key, j.copy_width, t] += aside
         elif p.finite:
             class_hours[g, key, j.slot_class, t] += h
             if j.copies >= 2 and h > NOISE:

@@ -22,12 +22,14 @@ from tests.brute_force import (
     ceil,
     discount,
     existing_servers,
+    fewest_run_slot_gpus,
     hour_price,
     instance,
     levels,
     may_run,
     most_needed,
     most_paid_hours,
+    most_run_slot_hours,
     server_cost,
     size_of,
     stock_cost,
@@ -155,18 +157,18 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
         for p in finite:
             room = (size_of(s, p, t, size) or 0) - pinned[p.key]
             for j in jobs:
-                if j.gpu != p.gpu or j.slot_class is None or not may_run(p, j.workload, j, t):
+                if j.gpu != p.gpu or j.slot_class_at(p) is None:
+                    continue
+                if not may_run(p, j.workload, j, t):
                     continue
                 k = j.copy_width
                 most = max(
                     j.copies if j.copies >= 2 else 0,
                     math.ceil(most_paid_hours(inst, j, p) / (utilization(s, p) * H * k) - 1e-9),
                 )
-                if (r := j.run_slot(p)) is not None:  # whole run slots of r GPUs
-                    runs = math.ceil(
-                        most_paid_hours(inst, j, p) / (utilization(s, p) * H * r) - 1e-9
-                    )
-                    most = r // k * max(1, runs)
+                if (widths := j.run_slots(p)) is not None:  # run slots out of these slots
+                    paid = most_paid_hours(inst, j, p)
+                    most = fewest_run_slot_gpus(paid, widths, utilization(s, p) * H) // k
                 slot_keys.append((p, j))
                 ranges.append(range(min(most, room // k) + 1))
         for counts in itertools.product(*ranges):
@@ -204,12 +206,12 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
                     continue
                 if n is None:
                     hours = math.inf  # an uncapped offer hosts any gang
+                elif (widths := j.run_slots(p)) is not None:
+                    # Run slots out of its copy width's slots, one run each at a time.
+                    have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
+                    hours = most_run_slot_hours(have * j.copy_width, widths, utilization(s, p) * H)
                 elif j.slot_class is None:
                     hours = utilization(s, p) * H * (n - pinned[p.key] - held[p.key])
-                elif (r := j.run_slot(p)) is not None:
-                    # Whole run slots of r GPUs out of the class's slots, one run each.
-                    have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
-                    hours = utilization(s, p) * H * r * (have * j.copy_width // r)
                 else:
                     have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
                     hours = 0.0 if have < j.copies else utilization(s, p) * H * j.copy_width * have

@@ -240,9 +240,9 @@ def test_two_offers_of_one_provider_are_told_apart_in_places_and_assignments() -
     assert {p.offer for p in solve_checked(one).places} == {"prov"}
 
 
-def _spot_job(**kw: object) -> Scenario:
+def _spot_job(max_per_node: int = 2, **kw: object) -> Scenario:
     return scenario(
-        [gpu("G", max_per_node=2)],
+        [gpu("G", max_per_node=max_per_node)],
         [offer("G", "spot", 1.00), offer("G", "on_demand", 3.00, 2)],
         [workload("job", "batch_inference", params_b=7, tokens=1e9, interruptible=True, **kw)],
         [measured("job", "G", gpus_per_replica=1, gpu_hours=100.0)],
@@ -253,20 +253,26 @@ def _spot_job(**kw: object) -> Scenario:
 
 def test_a_deadline_run_goes_on_spot_only_where_it_finishes_in_time() -> None:
     """The layout audit's case: a 100-GPU-hour run with a 100-hour deadline is a gang of
-    one GPU; on spot it does 0.85 useful hours an hour and would take 117.6 h, so it
-    runs on demand ($300). With a 200-hour deadline (117.6 h <= 200 h) spot takes it."""
-    late = solve_checked(_spot_job(runs_per_month=1, deadline_hours=100.0))
+    one GPU; on spot it does 0.85 useful hours an hour and would take 117.6 h. With one
+    GPU a server it may not spread at that yield, so it runs on demand ($300); with a
+    200-hour deadline (117.6 h <= 200 h) spot takes it. With two GPUs a server it spreads
+    over both at the same yield (58.8 h): spot, at the same paid hours (a later audit)."""
+    late = solve_checked(_spot_job(max_per_node=1, runs_per_month=1, deadline_hours=100.0))
     assert late.total_cost == pytest.approx(100 * 3.00, abs=0.005)
     assert {a.place for a in late.assignments} == {"on_demand"}
-    in_time = solve_checked(_spot_job(runs_per_month=1, deadline_hours=200.0))
+    in_time = solve_checked(_spot_job(max_per_node=1, runs_per_month=1, deadline_hours=200.0))
     assert in_time.total_cost == pytest.approx(100 / 0.85, abs=0.005)
     assert {a.place for a in in_time.assignments} == {"spot"}
-    # The checker refuses the spot plan where the deadline is 100 hours.
-    tight = _spot_job(runs_per_month=1, deadline_hours=100.0)
+    spread = solve_checked(_spot_job(max_per_node=2, runs_per_month=1, deadline_hours=100.0))
+    assert spread.total_cost == pytest.approx(100 / 0.85, abs=0.005)
+    assert {a.place for a in spread.assignments} == {"spot"}
+    # The checker refuses the spot plan where the deadline is 100 hours on 1-GPU servers.
+    tight = _spot_job(max_per_node=1, runs_per_month=1, deadline_hours=100.0)
     report = check_plan(tight, replace(in_time, scenario=tight))
     assert (
         "work: 117.647 h of job on G in G|spot|1 month 1: deadline work on spot: a run of 100 "
-        "GPU-hours on a gang of 1 spot GPUs takes 117.647 h, past its 100 h deadline"
+        "GPU-hours on the 1 spot GPUs its gang's 1 server hold takes 117.647 h, past its "
+        "100 h deadline"
     ) in report.violations
 
 
@@ -341,9 +347,9 @@ def test_deadline_gangs_on_a_capped_spot_offer_hold_slots_of_their_own() -> None
     )
     report = check_plan(s, replace(plan, decisions=spread))
     assert (
-        "slot_hours: G|spot|1 month 1 class 2: run slots of their own (job 2 of 4 GPUs "
-        "(3,875.43 h, one run at a time)) need 8 GPUs, more than the 3 slots of width 2 "
-        "hold (6)"
+        "slot_hours: G|spot|1 month 1 class 2: run slots of their own (job 8 GPUs in run "
+        "slots of 4 GPUs (3,875.43 h, one run each at a time)) need 8 GPUs, more than the 3 "
+        "slots of width 2 hold (6)"
     ) in report.violations
 
 

@@ -8,8 +8,9 @@ per place and width with headroom and ``min_replicas`` >= 2; (b) ``gangs``:
 2-GPU gangs and 1-GPU work in a capped on-demand offer and the house; (c)
 ``deadline``: a deadline gang of 2 copies, reserved offers of 2 or 4 GPUs;
 (d) ``spot``: recurring runs over 2 months on spot with the gang's yield;
-``spot_gangs``: deadline gangs on a capped spot offer, in slots of their own where
-the offer is larger than the gang's servers;
+``spot_gangs``: deadline gangs on a capped spot offer, in run slots of their own
+where the offer is larger than the gang's servers; ``spot_spread``: deadline runs
+late at their gang's width that spread inside its server on spot;
 ``pick``: a one-off job picking one of two types beside a service;
 ``shared``: replicas, slots and free GPUs in one capped offer and the house;
 ``services``: two services on two types. ``tests.brute_force`` and
@@ -327,9 +328,9 @@ def recurring_on_spot(rng: random.Random) -> Case:
 def spot_gangs(rng: random.Random) -> Case:
     """Deadline gangs of ``m`` copies on a capped spot offer. Where the offer is larger
     than the servers a gang spans, a run may not spread over the copy width's slots (it
-    would span more servers and yield less): it holds a slot of its own, from the gang's
-    width up to its servers' GPUs; where the offer fits in those servers, the copy-width
-    slots stand. The month's runs need most of the offer's hours, so the rule decides
+    would span more servers and yield less): its runs take run slots of their own, from
+    the gang's width up to its servers' GPUs; where the offer fits in those servers, the
+    copy-width slots stand. The month's runs need most of the offer's hours, so the rule decides
     how much goes on spot."""
     # (copy width, copies at once, GPUs a server, max_units of the spot offer)
     k, copies, node, cap = rng.choice(
@@ -343,12 +344,45 @@ def spot_gangs(rng: random.Random) -> Case:
     deadline = run / gang * 1.45
     spot_yield = 0.85 ** math.ceil(gang / node)
     runs = rng.choice([0.7, 0.95]) * H * cap * spot_yield / run
+    return _runs_on_capped_spot(rng, k, run, runs, deadline, node, cap, (0.4, gang + k))
+
+
+def spot_spread(rng: random.Random) -> Case:
+    """Deadline runs that are late on spot at their gang's width but finish in time spread
+    over more GPUs of the gang's own server, at the same yield (methodology 2.12): a run
+    of 40 GPU-hours, copies of 1 GPU, deadline 44 h (a gang of 1; 47.1 h on one spot GPU,
+    23.5 h on two) or 22 h (a gang of 2; 23.5 h on two, 15.7 h on three). On a capped
+    offer the runs take run slots of any width from the narrowest in time to the server's
+    GPUs and the cap; with 2 GPUs a server the 22-hour runs stay off spot."""
+    deadline, node, cap = rng.choice(
+        [(44.0, 2, None), (44.0, 4, None), (22.0, 4, None), (22.0, 2, None), (44.0, 4, 3),
+         (44.0, 4, 6), (44.0, 4, 10), (22.0, 4, 3), (22.0, 4, 4), (22.0, 4, 10), (44.0, 2, 2),
+         (22.0, 2, 4)]
+    )  # fmt: skip
+    run = 40.0
+    runs = rng.choice([0.4, 0.9]) * H * (cap or 4) * 0.85 / run
+    return _runs_on_capped_spot(rng, 1, run, runs, deadline, node, cap, (0.3, 2))
+
+
+def _runs_on_capped_spot(
+    rng: random.Random,
+    k: int,
+    run: float,
+    runs: float,
+    deadline: float,
+    node: int,
+    cap: int | None,
+    reserved: tuple[float, int],
+) -> Case:
+    """One interruptible deadline workload of ``runs`` runs a month on type G (``node``
+    GPUs a server): spot (``max_units`` ``cap``), on demand, and with chance
+    ``reserved[0]`` a 1-month reservation of at most ``reserved[1]`` GPUs."""
     offers = [
         offer("G", "spot", rng.choice([0.3, 0.6]), max_units=cap),
         offer("G", "on_demand", 1.5),
     ]
-    if rng.random() < 0.4:
-        offers.append(offer("G", "reserved", 0.9, term_months=1, max_units=gang + k))
+    if rng.random() < reserved[0]:
+        offers.append(offer("G", "reserved", 0.9, term_months=1, max_units=reserved[1]))
     s = scenario(
         [gpu("G", tdp_w=1000.0, max_per_node=node)],
         offers,
@@ -718,6 +752,7 @@ FAMILIES: dict[str, Callable[[random.Random], Case]] = {
     "deadline": deadline_gangs,
     "spot": recurring_on_spot,
     "spot_gangs": spot_gangs,
+    "spot_spread": spot_spread,
     "growing": growing_gang,
     "pick": one_off_pick,
     "shared": replicas_slots_and_free,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from optimizer.check.capacity import derived_hours, is_finite, offers_by_id, place_name
-from optimizer.check.demand import capped_spot, gangs, run_slots
+from optimizer.check.demand import gangs, run_slot_widths_at, run_slots
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h
 from optimizer.domain import Scenario
 from optimizer.results import Decisions, PairEstimate
@@ -32,16 +32,17 @@ def deadline_slots_violations(
     derived = derived_hours(scenario, decisions)
     pair_gangs = gangs(scenario, estimates)
     own = run_slots(scenario, decisions, pair_gangs)
+    workloads = {w.name: w for w in scenario.workloads}
     for (name, gpu, place, t), hours in sorted(decisions.work.items()):
         gang = pair_gangs.get((name, gpu, t))
         if gang is None or gang.copies < 2 or hours <= HOURS_ABS_TOL:
             continue
         if not is_finite(offers, gpu, place):
             continue
-        if gang.run_slot(capped_spot(scenario, gpu, place)) is not None:
+        if run_slot_widths_at(scenario, workloads[name], gang, gpu, place, t) is not None:
             continue  # in run slots of its own: ``slot_hours`` checks them
         k = gang.copy_width
-        theirs = sum(r.gpus * r.count for r in own.get((gpu, place, t, gang.work_class), []))
+        theirs = sum(r.gpus for r in own.get((gpu, place, t, k), []))
         have = derived.slots.get((gpu, place, t), {}).get(k, 0.0) - theirs / k
         if have < gang.copies - INTEGER_TOL:
             beside = f" beside other gangs' run slots of {theirs:g} GPUs" if theirs else ""

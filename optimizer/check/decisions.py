@@ -21,7 +21,7 @@ from optimizer.check.capacity import (
     place_kind,
     source_stock,
 )
-from optimizer.check.demand import gang_of
+from optimizer.check.demand import gang_of, month_run, run_widths_on_spot, spot_place
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
 from optimizer.estimate.gangs import spot_yield
@@ -163,7 +163,7 @@ def key_violations(
             why = "no estimate" if estimate is None else estimate.reason
             found.append(f"work: {where}: a pair not allowed ({why})")
         elif kind == OfferOption.SPOT.value and used:
-            found += _late_on_spot(scenario, w, estimate, gpu, month, where)
+            found += _late_on_spot(scenario, w, estimate, gpu, place, month, where)
 
     for (gpu, place, width, month), n in sorted(decisions.slots.items()):
         kind = place_key("slots", f"{n:g} slots of width {width}", gpu, place, month, n != 0)
@@ -193,27 +193,42 @@ def key_violations(
 
 
 def _late_on_spot(
-    scenario: Scenario, w: Workload, estimate: PairEstimate, gpu: str, month: int, where: str
+    scenario: Scenario,
+    w: Workload,
+    estimate: PairEstimate,
+    gpu: str,
+    place: str,
+    month: int,
+    where: str,
 ) -> list[str]:
     """Deadline work on spot whose run would finish late (docs/methodology.md §2.12).
 
-    A run of ``R`` GPU-hours on a gang of ``n`` spot GPUs does ``n × yield``
-    useful GPU-hours an hour, so it takes ``R / (n × yield)`` hours.
+    A run of ``R`` GPU-hours on ``w`` spot GPUs does ``w × yield`` useful
+    GPU-hours an hour, so it takes ``R / (w × yield)`` hours; it may spread
+    past its gang's ``n`` GPUs at the same yield only inside the gang's servers
+    (and the offer's ``max_units``).
     """
     gang = gang_of(w, estimate, month)
     if w.deadline_hours is None or gang is None:
         return []
-    run = gang.run_gpu_hours
-    if w.kind is Kind.BATCH_INFERENCE:
-        run *= w.demand_factor(month)
-    per_node = scenario.gpu(gpu).max_per_node
-    useful = gang.width * spot_yield(scenario.assumptions.spot_efficiency, gang.width, per_node)
-    if run <= w.deadline_hours * useful * (1 + 1e-9):
+    if run_widths_on_spot(scenario, w, gang, gpu, place, month):
         return []
+    run = month_run(w, gang, month)
+    per_node = scenario.gpu(gpu).max_per_node
+    servers = -(-gang.width // per_node)
+    _, cap = spot_place(scenario, place)
+    widest = min(servers * per_node, cap) if cap is not None else servers * per_node
+    widest -= widest % gang.copy_width
+    inside = f"its gang's {servers} server{'s' if servers > 1 else ''}"
+    if cap is not None and cap < servers * per_node:
+        inside += f" and the offer's {cap} GPUs"
+    if widest < gang.width:
+        return [f"work: {where}: the offer holds {cap} GPUs, fewer than the gang's {gang.width}"]
+    useful = widest * spot_yield(scenario.assumptions.spot_efficiency, gang.width, per_node)
     return [
-        f"work: {where}: deadline work on spot: a run of {_h(run)} GPU-hours on a gang of "
-        f"{gang.width} spot GPUs takes {_h(run / useful)} h, past its {w.deadline_hours:g} h "
-        "deadline"
+        f"work: {where}: deadline work on spot: a run of {_h(run)} GPU-hours on the "
+        f"{widest} spot GPUs {inside} hold takes {_h(run / useful)} h, past its "
+        f"{w.deadline_hours:g} h deadline"
     ]
 
 

@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from optimizer.check.capacity import offers_by_id
-from optimizer.check.tolerances import HOURS_REL_TOL
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
-from optimizer.estimate.gangs import copies_per_gang, spot_slot_width, spot_yield, whole_ceiling
+from optimizer.estimate.gangs import SpotRun, copies_per_gang, least_run_slot_gpus, spot_yield
 from optimizer.results import Decisions, PairEstimate
 
 # Work class of width-1 work without deadline slots (it uses a place's free GPUs).
@@ -52,15 +51,6 @@ class Gang:
         if self.copy_width >= 2:
             return self.copy_width
         return 1 if self.copies >= 2 else FREE_CLASS
-
-    def run_slot(self, spot: tuple[int, int] | None) -> int | None:
-        """On a spot offer of ``spot = (max_units, max_per_node)``, the GPUs of a run slot:
-        a group of its class's slots holding one run at a time, where a run spread over
-        the whole class would span more servers than the gang (``spot_slot_width``)."""
-        if spot is None:
-            return None
-        cap, per_node = spot
-        return spot_slot_width(self.copy_width, self.copies, per_node, cap)
 
 
 def gang_of(
@@ -119,30 +109,50 @@ def serving_capacity(estimates: Sequence[PairEstimate]) -> dict[tuple[str, str, 
     }
 
 
-def class_work(
-    decisions: Decisions, pair_gangs: Mapping[tuple[str, str, int], Gang]
-) -> dict[tuple[str, str, int], dict[int, float]]:
-    """Paid work hours of each (type, place, month) by work class (see :attr:`Gang.work_class`).
-
-    Work of a pair without a gang (not allowed) is left out: the key rules report it.
-    """
-    found: dict[tuple[str, str, int], dict[int, float]] = defaultdict(dict)
-    for (name, gpu, place, t), hours in decisions.work.items():
-        gang = pair_gangs.get((name, gpu, t))
-        if gang is None:
-            continue
-        by_class = found[gpu, place, t]
-        by_class[gang.work_class] = by_class.get(gang.work_class, 0.0) + hours
-    return found
+def month_run(workload: Workload, gang: Gang, month: int) -> float:
+    """GPU-hours of one run in ``month``: a batch run follows the month's demand (v2 §E)."""
+    if workload.kind is Kind.BATCH_INFERENCE:
+        return gang.run_gpu_hours * workload.demand_factor(month)
+    return gang.run_gpu_hours
 
 
-def capped_spot(scenario: Scenario, gpu: str, place: str) -> tuple[int, int] | None:
-    """``(max_units, max_per_node)`` where ``place`` is a capped spot offer of ``gpu``, else None."""
+def spot_place(scenario: Scenario, place: str) -> tuple[bool, int | None]:
+    """Whether ``place`` is a spot offer, and its ``max_units`` (None: uncapped)."""
     offer = offers_by_id(scenario).get(place)
-    if offer is None or offer.option is not OfferOption.SPOT or offer.max_units is None:
+    if offer is None or offer.option is not OfferOption.SPOT:
+        return False, None
+    return True, offer.max_units
+
+
+def spot_run(scenario: Scenario, workload: Workload, gang: Gang, gpu: str, month: int) -> SpotRun:
+    """The gang's run of ``month`` as the spot rules see it (``gangs.SpotRun``)."""
+    return SpotRun(
+        month_run(workload, gang, month),
+        gang.copy_width,
+        gang.width,
+        workload.deadline_hours,
+        scenario.assumptions.spot_efficiency,
+        scenario.gpu(gpu).max_per_node,
+    )
+
+
+def run_widths_on_spot(
+    scenario: Scenario, workload: Workload, gang: Gang, gpu: str, place: str, month: int
+) -> range:
+    """GPUs a run may hold at once on spot offer ``place`` (``SpotRun.widths``)."""
+    _, cap = spot_place(scenario, place)
+    return spot_run(scenario, workload, gang, gpu, month).widths(cap)
+
+
+def run_slot_widths_at(
+    scenario: Scenario, workload: Workload, gang: Gang, gpu: str, place: str, month: int
+) -> range | None:
+    """Widths of the run slots the gang's runs take in ``place`` (a capped spot offer), or
+    None where its copy width's slots hold (``SpotRun.run_slot_widths``)."""
+    is_spot, cap = spot_place(scenario, place)
+    if not is_spot:
         return None
-    per_node = next((g.max_per_node for g in scenario.gpus if g.name == gpu), 1)
-    return offer.max_units, per_node
+    return spot_run(scenario, workload, gang, gpu, month).run_slot_widths(cap)
 
 
 @dataclass(frozen=True)
@@ -150,25 +160,48 @@ class RunSlots:
     """Run slots a deadline gang's work needs on a capped spot offer (methodology 2.12)."""
 
     workload: str
-    gpus: int  # GPUs of one run slot
-    count: int  # the fewest that hold its hours: ceil(hours / (H × gpus))
+    widths: range  # the widths a run slot may have
+    gpus: int  # GPUs the fewest run slots that hold its hours take (``least_run_slot_gpus``)
     hours: float
 
 
 def run_slots(
     scenario: Scenario, decisions: Decisions, pair_gangs: Mapping[tuple[str, str, int], Gang]
 ) -> dict[tuple[str, str, int, int], list[RunSlots]]:
-    """Per (type, place, month, copy-width class), the run slots its gangs need there.
-
-    A run slot holds one run at a time for the whole month (spot offers are paid by
-    the hour: ``u = 1``), so the fewest a gang needs follow from its hours alone.
-    """
+    """Per (type, place, month, copy width), the run slots its gangs need there."""
+    workloads = {w.name: w for w in scenario.workloads}
     H = scenario.assumptions.hours_per_month
     found: dict[tuple[str, str, int, int], list[RunSlots]] = defaultdict(list)
     for (name, gpu, place, t), hours in sorted(decisions.work.items()):
         gang = pair_gangs.get((name, gpu, t))
-        if gang is None or (gpus := gang.run_slot(capped_spot(scenario, gpu, place))) is None:
+        w = workloads.get(name)
+        if gang is None or w is None:
             continue
-        count = whole_ceiling(hours / (H * gpus) - HOURS_REL_TOL)
-        found[gpu, place, t, gang.work_class].append(RunSlots(name, gpus, count, hours))
+        widths = run_slot_widths_at(scenario, w, gang, gpu, place, t)
+        if widths is not None:
+            gpus = least_run_slot_gpus(hours, widths, H)
+            found[gpu, place, t, gang.copy_width].append(RunSlots(name, widths, gpus, hours))
+    return found
+
+
+def class_work(
+    scenario: Scenario, decisions: Decisions, pair_gangs: Mapping[tuple[str, str, int], Gang]
+) -> dict[tuple[str, str, int], dict[int, float]]:
+    """Paid work hours of each (type, place, month) by work class (see :attr:`Gang.work_class`;
+    work in run slots counts in its copy width's class, whose slots hold them).
+
+    Work of a pair without a gang (not allowed) is left out: the key rules report it.
+    """
+    workloads = {w.name: w for w in scenario.workloads}
+    found: dict[tuple[str, str, int], dict[int, float]] = defaultdict(dict)
+    for (name, gpu, place, t), hours in decisions.work.items():
+        gang = pair_gangs.get((name, gpu, t))
+        w = workloads.get(name)
+        if gang is None or w is None:
+            continue
+        k = gang.work_class
+        if run_slot_widths_at(scenario, w, gang, gpu, place, t) is not None:
+            k = gang.copy_width
+        by_class = found[gpu, place, t]
+        by_class[k] = by_class.get(k, 0.0) + hours
     return found

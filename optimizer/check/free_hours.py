@@ -36,7 +36,7 @@ def free_hours_violations(
     a = scenario.assumptions
     offers = offers_by_id(scenario)
     derived = derived_hours(scenario, decisions)
-    work = class_work(decisions, gangs(scenario, estimates))
+    work = class_work(scenario, decisions, gangs(scenario, estimates))
     for (gpu, place, t), size in sorted(finite_place_sizes(scenario, decisions).items()):
         hours = work.get((gpu, place, t), {}).get(FREE_CLASS, 0.0)
         if hours == 0.0:

@@ -34,10 +34,12 @@ def slot_hours_violations(
     copies at once. ``u_p`` is ``max_utilization`` in the house and reserved
     places, 1 on rental offers.
 
-    On a capped spot offer larger than a deadline gang's servers, the gang's
-    work runs in run slots of its own (``run_slots``: the fewest that hold
-    its hours, one run each at a time); they come out of its class's slots,
-    and the class's other work fits what is left.
+    On a capped spot offer larger than a deadline gang's servers (or where a
+    run needs more copies at once there than its gang has), the gang's work
+    runs in run slots of its own (``run_slots``: the fewest GPUs in run slots
+    of the widths a run may take that hold its hours, one run each at a
+    time); they come out of its copy width's slots, and the class's other
+    work fits what is left.
     """
     found: list[str] = []
     a = scenario.assumptions
@@ -45,7 +47,7 @@ def slot_hours_violations(
     offers = offers_by_id(scenario)
     derived = derived_hours(scenario, decisions)
     pair_gangs = gangs(scenario, estimates)
-    work = class_work(decisions, pair_gangs)
+    work = class_work(scenario, decisions, pair_gangs)
     own = run_slots(scenario, decisions, pair_gangs)
     for gpu, place, t in sorted(finite_place_sizes(scenario, decisions)):
         kind = place_kind(offers, gpu, place)
@@ -56,10 +58,11 @@ def slot_hours_violations(
                 continue
             have = k * slots.get(k, 0.0)  # GPUs in the class's slots
             runs = own.get((gpu, place, t, k), [])
-            set_aside = sum(r.gpus * r.count for r in runs)
+            set_aside = sum(r.gpus for r in runs)
             if set_aside > have + INTEGER_TOL:
                 needs = " and ".join(
-                    f"{r.workload} {r.count} of {r.gpus} GPUs ({_h(r.hours)} h, one run at a time)"
+                    f"{r.workload} {r.gpus} GPUs in run slots of {_widths(r.widths)} GPUs "
+                    f"({_h(r.hours)} h, one run each at a time)"
                     for r in runs
                 )
                 found.append(
@@ -79,3 +82,11 @@ def slot_hours_violations(
                     f"{_h(rest)} h of work, more than u {u:g} × {_h(H)} h × {gpus} = {_h(limit)} h"
                 )
     return found
+
+
+def _widths(widths: range) -> str:
+    """``4`` or ``3 to 4`` (in steps of 2: ``4 to 8 by 2``)."""
+    if len(widths) == 1:
+        return str(widths.start)
+    step = f" by {widths.step}" if widths.step > 1 else ""
+    return f"{widths.start} to {widths[-1]}{step}"

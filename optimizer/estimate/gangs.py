@@ -9,6 +9,7 @@ reclaimed, so each paid spot hour yields ``spot_yield`` hours of work.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 # Ceilings ignore floating-point noise: 3.0000000001 copies are 3.
 _NOISE = 1e-9
@@ -35,48 +36,79 @@ def spot_yield(spot_efficiency: float, gang_width: int, max_per_node: int) -> fl
     return float(spot_efficiency ** whole_ceiling(gang_width / max_per_node))
 
 
-def late_on_spot(
-    run_gpu_hours: float,
-    gang_width: int,
-    deadline_hours: float | None,
-    spot_efficiency: float,
-    max_per_node: int,
-) -> bool:
-    """Whether a run on spot misses its deadline: ``R > deadline × n × spot_yield(n)``.
+@dataclass(frozen=True)
+class SpotRun:
+    """One run of a gang as the spot rules see it (docs/methodology.md §2.12)."""
 
-    The gang width counts useful hours (model v2 §C); on spot only the yield's
-    share of each wall-clock hour is useful, so a run of ``R`` GPU-hours on
-    ``n`` GPUs takes ``R / (n × yield)`` hours. Such a run does not go on spot:
-    it would finish after its deadline (docs/methodology.md §2.12).
+    run_gpu_hours: float  # this month's run
+    copy_width: int
+    gang_width: int
+    deadline_hours: float | None
+    spot_efficiency: float
+    max_per_node: int
+
+    def widths(self, cap: int | None = None) -> range:
+        """GPUs the run may hold at once on spot, in steps of the copy width.
+
+        On spot a run keeps the gang's yield (``spot_yield`` of its
+        ``ceil(n / max_per_node)`` servers) only inside those servers, and an
+        offer with ``max_units`` holds at most ``cap``: that bounds the widest. A
+        run of ``R`` GPU-hours on ``w`` GPUs does ``w × yield`` useful GPU-hours an
+        hour, so with a deadline the narrowest is the first multiple of the copy
+        width, at least the gang's, with ``R <= deadline × w × yield``. Empty: no
+        run finishes in time there, so the work stays off that offer.
+        """
+        k = self.copy_width
+        servers = whole_ceiling(self.gang_width / self.max_per_node)
+        widest = servers * self.max_per_node
+        if cap is not None:
+            widest = min(widest, cap)
+        widest -= widest % k
+        narrowest = self.gang_width
+        if self.deadline_hours is not None and self.run_gpu_hours > 0:
+            per_gpu = self.deadline_hours * self.spot_efficiency**servers
+            in_time = whole_ceiling(self.run_gpu_hours / (k * per_gpu))
+            narrowest = k * max(self.gang_width // k, in_time)
+        return range(narrowest, widest + 1, k)
+
+    def run_slot_widths(self, cap: int | None) -> range | None:
+        """Widths of the *run slots* its runs take on a spot offer capped at ``cap``, or
+        None where model v2 §C's copy-width slots hold as written.
+
+        Elsewhere a run may be spread over all the slots of its copy width (it only
+        finishes sooner). On spot a spread keeps the gang's yield only inside its
+        servers, and a run needs ``widths().start`` GPUs at once to finish in time.
+        Where that is more than one copy and either the offer is larger than the
+        gang's servers or the run needs more copies at once than the gang has, the
+        runs take run slots: groups of the copy width's slots, each holding one run
+        at a time, of any width in ``widths`` (the plan picks how many of each).
+        Otherwise (one copy, or an offer inside the gang's servers whose slots the
+        gang's copies may share in turn) §C stands. An uncapped offer gives every
+        run servers of its own (None).
+        """
+        if self.deadline_hours is None or cap is None:
+            return None
+        widths = self.widths(cap)
+        if not widths or widths.start < 2 * self.copy_width:
+            return None
+        servers_gpus = whole_ceiling(self.gang_width / self.max_per_node) * self.max_per_node
+        return widths if cap > servers_gpus or widths.start > self.gang_width else None
+
+
+def least_run_slot_gpus(paid_hours: float, widths: range, hours_per_month: float) -> int:
+    """GPUs the fewest run slots of ``widths`` take to hold ``paid_hours`` in a month.
+
+    Each run slot works the whole month (a spot offer is paid by the hour), so
+    they need ``X >= paid_hours / hours_per_month`` GPUs in all, and ``X`` GPUs
+    split into run slots of widths ``a..b`` (steps of the copy width) exactly
+    when some count ``c`` of them has ``c × a <= X <= c × b``.
     """
-    if deadline_hours is None or run_gpu_hours <= 0:
-        return False
-    useful_per_hour = gang_width * spot_yield(spot_efficiency, gang_width, max_per_node)
-    return run_gpu_hours > deadline_hours * useful_per_hour * (1 + _NOISE)
-
-
-def spot_slot_width(copy_width: int, copies: int, max_per_node: int, cap: int) -> int | None:
-    """GPUs of a *run slot* of a deadline gang on a spot offer capped at ``cap`` GPUs,
-    or None where model v2 §C's copy-width slots hold as written.
-
-    Elsewhere a run may be spread over all the slots of its copy width (it only
-    finishes sooner); on spot that keeps the gang's yield only inside the
-    ``ceil(n / max_per_node)`` servers the gang already spans. Where the whole
-    offer fits in those servers (``cap <= servers × max_per_node``) any spread
-    does, and §C's rule stands. Otherwise the gang's runs take run slots: groups
-    of its copy width's slots, each holding one run at a time, of the narrowest
-    width from the gang's ``n`` up to the widest multiple of ``copy_width`` in
-    its servers whose run slots cover the most of ``cap`` (wider than ``n``
-    only where ``n`` leaves GPUs idle). A gang of one copy never spreads (None).
-    """
-    if copies < 2:
-        return None
-    gang = copy_width * copies
-    reach = whole_ceiling(gang / max_per_node) * max_per_node
-    if cap <= reach:
-        return None
-    best, covered = gang, (cap // gang) * gang
-    for width in range(gang + copy_width, reach - reach % copy_width + 1, copy_width):
-        if (cap // width) * width > covered:
-            best, covered = width, (cap // width) * width
-    return best
+    if paid_hours <= 0:
+        return 0
+    step, a, b = widths.step, widths.start, widths[-1]
+    total = step * whole_ceiling(paid_hours / (hours_per_month * step))
+    while True:
+        slots = -(-total // b)  # fewest run slots that hold ``total`` GPUs
+        if slots * a <= total:
+            return total
+        total += step

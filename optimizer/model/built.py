@@ -69,9 +69,9 @@ class BuiltModel:
     slots: dict[tuple[str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
     # deadline gangs of m >= 2 copies: 1 when (workload, gpu, place, month) runs there
     runs_in: dict[tuple[str, str, str, int], pulp.LpVariable] = field(default_factory=dict)
-    # Run slots of a deadline gang on a capped spot offer (methodology 2.12), keyed
-    # (workload, gpu, place, month): the variable and the GPUs of one run slot.
-    run_slots: dict[tuple[str, str, str, int], tuple[pulp.LpVariable, int]] = field(
+    # Run slots of a deadline gang on a capped spot offer (methodology 2.12): per
+    # (workload, gpu, place, month), the count of run slots of each width.
+    run_slots: dict[tuple[str, str, str, int], dict[int, pulp.LpVariable]] = field(
         default_factory=dict
     )
     pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
@@ -168,19 +168,33 @@ class BuiltModel:
         """A capped spot offer's ``max_units`` (None for every other place)."""
         return place.most_gpus if place.is_spot else None
 
-    def run_slot(self, workload: str, place: Place, month: int) -> int | None:
-        """GPUs of one run slot of ``workload`` in ``place`` (``PairFigures.run_slot_in``)."""
+    def run_slot_widths(self, workload: str, place: Place, month: int) -> range | None:
+        """Widths of the run slots ``workload`` takes in ``place`` (capped spot only), or None."""
+        cap = self.spot_cap(place)
+        if cap is None:
+            return None
+        s = self.scenario
+        w = next(x for x in s.workloads if x.name == workload)
         fig = self.figures[(workload, place.gpu)]
-        per_node = self.scenario.gpu(place.gpu).max_per_node
-        return fig.run_slot_in(month, self.spot_cap(place), per_node)
+        return fig.spot_run_in(w, s.gpu(place.gpu), s.assumptions, month).run_slot_widths(cap)
+
+    def work_class(self, workload: str, place: Place, month: int) -> int | None:
+        """Slot class of ``workload``'s work in finite ``place`` (None: the free GPUs).
+
+        Its copy width where it takes run slots there (they come out of that
+        width's slots); otherwise ``PairFigures.slot_width_in``.
+        """
+        if (workload, place.gpu, place.key, month) in self.run_slots:
+            return self.figures[(workload, place.gpu)].copy_width
+        return self.figures[(workload, place.gpu)].slot_width_in(month)
 
     def run_slot_terms(self, place: Place, k: int, month: int, coef: float) -> Terms:
         """``coef × GPUs`` of every run slot of class ``k`` in ``place`` and ``month``."""
         return [
-            (var, coef * gpus)
-            for (w, g, key, t), (var, gpus) in self.run_slots.items()
-            if (g, key, t) == (place.gpu, place.key, month)
-            and self.figures[(w, g)].slot_width_in(t) == k
+            (var, coef * width)
+            for (w, g, key, t), by_width in self.run_slots.items()
+            if (g, key, t) == (place.gpu, place.key, month) and self.figures[(w, g)].copy_width == k
+            for width, var in by_width.items()
         ]
 
     def size_terms(self, place: Place, month: int, coef: float = 1.0) -> tuple[Terms, float]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from optimizer.domain import Assumptions, Gpu, Kind, Offer, OfferOption, Workload
-from optimizer.estimate.gangs import copies_per_gang, late_on_spot, spot_slot_width, spot_yield
+from optimizer.estimate.gangs import SpotRun, copies_per_gang, spot_yield
 from optimizer.results import HOUSE, PairEstimate
 
 
@@ -111,25 +111,20 @@ class PairFigures:
             return self.copy_width
         return None
 
-    def run_slot_in(self, month: int, spot_cap: int | None, max_per_node: int) -> int | None:
-        """On a spot offer capped at ``spot_cap``, the GPUs of a run slot: a group of its
-        class's slots that holds one run of its deadline gang at a time, where spreading
-        a run over the whole class would span more servers and yield less
-        (``spot_slot_width``); else None."""
-        if spot_cap is None:
-            return None
-        return spot_slot_width(self.copy_width, self.copies_in(month), max_per_node, spot_cap)
-
     def spot_yield_in(self, gpu: Gpu, a: Assumptions, month: int) -> float:
         return spot_yield(a.spot_efficiency, self.gang_width_in(month), gpu.max_per_node)
 
-    def late_on_spot_in(self, workload: Workload, gpu: Gpu, a: Assumptions, month: int) -> bool:
-        """Whether a run of ``month`` on spot would miss its deadline (it stays off spot)."""
-        run = self.run_gpu_hours
+    def run_in(self, workload: Workload, month: int) -> float:
+        """GPU-hours of one run in ``month`` (a batch run follows the month's demand)."""
         if workload.kind is Kind.BATCH_INFERENCE:
-            run *= workload.demand_factor(month)  # a batch run follows the month's demand
-        return late_on_spot(
-            run,
+            return self.run_gpu_hours * workload.demand_factor(month)
+        return self.run_gpu_hours
+
+    def spot_run_in(self, workload: Workload, gpu: Gpu, a: Assumptions, month: int) -> SpotRun:
+        """A run of ``month`` as the spot rules see it (``gangs.SpotRun``)."""
+        return SpotRun(
+            self.run_in(workload, month),
+            self.copy_width,
             self.gang_width_in(month),
             workload.deadline_hours,
             a.spot_efficiency,

@@ -177,7 +177,8 @@ def _define_work(built: BuiltModel) -> None:
             for p in places:
                 if (p.is_spot and not spot_allowed(w)) or not place_open(built, p, t):
                     continue
-                if p.is_spot and fig.late_on_spot_in(w, s.gpu(g_name), s.assumptions, t):
+                spot_run = fig.spot_run_in(w, s.gpu(g_name), s.assumptions, t)
+                if p.is_spot and not spot_run.widths(built.spot_cap(p)):
                     continue  # its run would finish after the deadline (methodology 2.12)
                 if p.finite and not p.holds(fig.gang_width_in(t)):
                     continue  # the gang never fits this place
@@ -185,20 +186,21 @@ def _define_work(built: BuiltModel) -> None:
                 built.work[(w_name, g_name, p.key, t)] = var
                 built.work_at[(g_name, p.key, t)][w_name] = var
                 built.work_of[(w_name, g_name)].append((p.key, t, var))
-                run_slot = built.run_slot(w_name, p, t)
-                if run_slot is not None:
-                    # Whole run slots of its class's slots (methodology 2.12); one of
-                    # them holds a whole gang, so no switch is needed.
+                run_widths = built.run_slot_widths(w_name, p, t)
+                if run_widths is not None:
+                    # Run slots out of its copy width's slots (methodology 2.12), of
+                    # each width the run may take; one of them holds a whole run, so
+                    # no switch is needed.
                     assert p.most_gpus is not None  # a capped spot offer
-                    built.run_slots[(w_name, g_name, p.key, t)] = (
-                        prob.add_variable(
-                            f"run_slots_w{i}_g{j}_p{p.lp}_t{t}",
+                    built.run_slots[(w_name, g_name, p.key, t)] = {
+                        r: prob.add_variable(
+                            f"run_slots_w{i}_g{j}_p{p.lp}_r{r}_t{t}",
                             lowBound=0,
-                            upBound=p.most_gpus // run_slot,
+                            upBound=p.most_gpus // r,
                             cat=pulp.LpInteger,
-                        ),
-                        run_slot,
-                    )
+                        )
+                        for r in run_widths
+                    }
                 elif p.finite and fig.copies_in(t) >= 2:
                     built.runs_in[(w_name, g_name, p.key, t)] = prob.add_variable(
                         f"runs_in_w{i}_g{j}_p{p.lp}_t{t}", cat=pulp.LpBinary
@@ -223,11 +225,7 @@ def _define_slots(built: BuiltModel, most: Useful) -> None:
         if not place.finite:
             continue
         widths = sorted(
-            {
-                k
-                for w_name in work
-                if (k := built.figures[(w_name, g_name)].slot_width_in(t)) is not None
-            }
+            {k for w_name in work if (k := built.work_class(w_name, place, t)) is not None}
         )
         for k in widths:
             size = None if place.most_gpus is None else place.most_gpus // k

@@ -83,7 +83,9 @@ def read_decisions(built: BuiltModel) -> Decisions:
     reservations = {k: n for k, v in built.reserve.items() if (n := _whole(v))}
     replicas = {k: n for k, v in built.replicas.items() if (n := _whole(v))}
     work = {k: h for k, v in built.work.items() if (h := _hours(v))}
-    widths_used = {(g, key, built.figures[(w, g)].slot_width_in(t), t) for (w, g, key, t) in work}
+    widths_used = {
+        (g, key, built.work_class(w, built.place(g, key), t), t) for (w, g, key, t) in work
+    }
     slots = {k: n for k, v in built.slots.items() if (n := _whole(v)) and k in widths_used}
     picks = {w: g for (w, g), v in built.pick.items() if _whole(v) == 1}
     return Decisions(

@@ -47,26 +47,26 @@ def plan(month_2_slots: int, month_2_hours: float) -> Decisions:
     )
 
 
-def test_month_2s_larger_run_needs_a_run_slot_of_four() -> None:
+def test_month_2s_larger_run_needs_a_run_slot_of_its_own() -> None:
     # Month 2's gang of 3 fits one server of 4: 90 useful hours at 0.85. The offer's 8
     # GPUs are more than that server, so a run may not spread over all the width-1
-    # slots (it would span more servers and yield less): it holds a run slot of its
-    # own, the narrowest width from 3 to 4 whose slots cover most of the 8 GPUs, 4
-    # (methodology 2.12), one run at a time.
-    assert violations_of(growing(), plan(4, 90.0 / 0.85), ESTIMATES) == []
-    violations = violations_of(growing(), plan(3, 90.0 / 0.85), ESTIMATES)
+    # slots (it would span more servers and yield less): it takes run slots of its
+    # own, of 3 or 4 GPUs inside the server (methodology 2.12), one run at a time.
+    assert violations_of(growing(), plan(3, 90.0 / 0.85), ESTIMATES) == []
+    violations = violations_of(growing(), plan(2, 90.0 / 0.85), ESTIMATES)
     assert violations == [
-        f"slot_hours: {SPOT} month 2 class 1: run slots of their own (grow 1 of 4 GPUs "
-        "(105.882 h, one run at a time)) need 4 GPUs, more than the 3 slots of width 1 "
-        "hold (3)"
+        f"slot_hours: {SPOT} month 2 class 1: run slots of their own (grow 3 GPUs in run "
+        "slots of 3 to 4 GPUs (105.882 h, one run each at a time)) need 3 GPUs, more than "
+        "the 2 slots of width 1 hold (2)"
     ]
 
 
-def test_a_run_slot_holds_one_run_at_a_time() -> None:
-    # 3,000 paid hours need ceil(3,000 / (730 × 4)) = 2 run slots of 4: 8 slots of width 1.
-    assert violations_of(growing(), plan(8, 3000.0), ESTIMATES) == []
-    violations = violations_of(growing(), plan(7, 3000.0), ESTIMATES)
-    assert_rejected(violations, "slot_hours", "grow 2 of 4 GPUs", "need 8 GPUs", "7 slots")
+def test_run_slots_hold_one_run_at_a_time() -> None:
+    # 3,000 paid hours need 3,000 / 730 = 4.1 GPUs all month: 5 GPUs cannot be split
+    # into run slots of 3 or 4, 6 can (two of 3).
+    assert violations_of(growing(), plan(6, 3000.0), ESTIMATES) == []
+    violations = violations_of(growing(), plan(5, 3000.0), ESTIMATES)
+    assert_rejected(violations, "slot_hours", "grow 6 GPUs in run slots", "the 5 slots")
 
 
 def test_the_spot_yield_follows_the_months_gang() -> None:

@@ -34,7 +34,7 @@ def define_free_hours_constraints(built: BuiltModel) -> None:
                 singles: Terms = [
                     (var, 1.0)
                     for w_name, var in built.place_work(place, t).items()
-                    if built.figures[(w_name, gpu.name)].slot_width_in(t) is None
+                    if built.work_class(w_name, place, t) is None
                 ]
                 if not singles:
                     continue

@@ -27,12 +27,13 @@ def define_slot_hours_constraints(built: BuiltModel) -> None:
 
     On a capped spot offer larger than the servers a deadline gang spans, a run
     spread over all its class's slots would span more servers and yield less
-    (methodology 2.12). There the gang's work runs in whole *run slots* of
-    ``r`` GPUs (``run_slots``, ``r`` from ``spot_slot_width``), one run per run
-    slot at a time, set aside from its class's slots for it alone:
+    (methodology 2.12); there, and where a run needs more copies at once on spot
+    than its gang has, the gang's work runs in whole *run slots* of ``r`` GPUs
+    for each width ``r`` a run may take (``gangs.run_slot_widths``), one run per
+    run slot at a time, set aside from its copy width's slots for it alone:
 
     ``slot_hours_run_w{w}_g{g}_p{p}_t{t}``:
-        work[w,g,p,t] - u_p * H * r * run_slots[w,g,p,t] <= 0
+        work[w,g,p,t] - sum_r u_p * H * r * run_slots[w,g,p,r,t] <= 0
 
     and the class's other work uses the rest of its slots (the ``+`` term below
     also keeps the run slots within them):
@@ -48,7 +49,7 @@ def define_slot_hours_constraints(built: BuiltModel) -> None:
         terms: Terms = [
             (var, 1.0)
             for w_name, var in built.place_work(place, t).items()
-            if built.figures[(w_name, g)].slot_width_in(t) == k
+            if built.work_class(w_name, place, t) == k
             and (w_name, g, key, t) not in built.run_slots
         ]
         terms += built.run_slot_terms(place, k, t, room)
@@ -61,12 +62,14 @@ def define_slot_hours_constraints(built: BuiltModel) -> None:
             0.0,
         )
     wpos = built.workload_pos
-    for (w_name, g, key, t), (run_slots, gpus) in built.run_slots.items():
+    for (w_name, g, key, t), by_width in built.run_slots.items():
         place = built.place(g, key)
+        room = place.utilization(a) * H
         built.add_row(
             "slot_hours",
             ("run", f"w{wpos[w_name]}", f"g{gpos[g]}", f"p{place.lp}", f"t{t}"),
-            [(built.work[(w_name, g, key, t)], 1.0), (run_slots, -place.utilization(a) * H * gpus)],
+            [(built.work[(w_name, g, key, t)], 1.0)]
+            + [(var, -room * r) for r, var in by_width.items()],
             pulp.LpConstraintLE,
             0.0,
         )
