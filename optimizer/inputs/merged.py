@@ -67,6 +67,9 @@ def merged_data_problems(
         grid = grids.get(t.name, [])
         known = set(t.columns.values())
         for first_col, first_row, last_col, last_row, text in merged.get(t.name, ()):
+            if first_row == 1:
+                found += _merged_header(path, t, grid, (first_col, last_col, text))
+                continue
             value = _value_at(grid, first_row, first_col)
             covered = [
                 (col, row)
@@ -100,6 +103,45 @@ def merged_data_problems(
                     ),
                 )
             )
+    return found
+
+
+def _merged_header(
+    path: Path, t: SheetTable, grid: list[list[object]], merge: tuple[int, int, str]
+) -> list[Problem]:
+    """A header merged over columns that hold values: those columns have no header.
+
+    Excel shows the first cell's header across the range, but each other column
+    reads as headerless, so its values would be ignored (or a column the sheet
+    needs would look blank in every row).
+    """
+    first_col, last_col, text = merge
+    first = text.split(":")[0]
+    shown = _value_at(grid, 1, first_col)
+    found = []
+    for col in range(first_col + 1, last_col + 1):
+        held = [(row, v) for row, _ in t.rows if (v := _value_at(grid, row, col)) is not None]
+        if not held:
+            continue
+        row, value = held[0]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        letter = column_letter(col)
+        found.append(
+            Problem(
+                file=str(path),
+                sheet=t.name,
+                row=1,
+                column=None,
+                cell=f"{letter}1",
+                message=(
+                    f"is blank: header cells {text} are merged and only {first} holds a "
+                    f"header ({shown!r}); column {letter} holds values ({letter}{row} = "
+                    f"{value!r}) under no header of its own, so gpumix cannot read them"
+                ),
+                expected=f"the merge undone and {letter}1 given its column's header",
+            )
+        )
     return found
 
 

@@ -1349,6 +1349,29 @@ def test_a_merge_over_optional_cells_is_refused_not_read_as_no_limit(
     assert sha256(path) == before
 
 
+def test_a_merged_header_over_a_column_with_values_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An outside audit's case: header cells merged to look tidy (D1:E1) leave column E
+    without a header, so its caps would be ignored; the message names the header cell,
+    the merge and a value that would be lost. The input file is unchanged."""
+    sheets = set_cell(valid_sheets(), "Prices", 3, "max_units", 16)
+    path = write_sheets(tmp_path / "input.xlsx", sheets)
+    book = openpyxl.load_workbook(path)
+    shown = book["Prices"]["D1"].value
+    book["Prices"].merge_cells("D1:E1")
+    book.save(path)
+    before = sha256(path)
+    err = _validate_fails(path, capsys)
+    assert (
+        f"  - input.xlsx, sheet Prices, cell E1: is blank: header cells D1:E1 are merged and "
+        f"only D1 holds a header ({shown!r}); column E holds values (E3 = 16) under no header "
+        "of its own, so gpumix cannot read them; expected the merge undone and E1 given its "
+        "column's header\n"
+    ) in err
+    assert sha256(path) == before
+
+
 def test_a_measured_training_width_need_not_divide_max_per_node(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
