@@ -226,7 +226,8 @@ LIMIT_BY_GOAL = (
     "and report the proven gap"
 )
 LIMIT_FUTURES = (
-    "the whole command's time: every step gets what is left of it, and a plan stopped by it "
+    "the whole command's time: each step before the shared plan gets at most a quarter of it, "
+    "the shared plan what is left, and a plan stopped by it "
     "reports its proven gap"
 )
 

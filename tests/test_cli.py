@@ -664,7 +664,10 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
         ("solve", "stop each solve after this long (each plan, and each baseline and shadow"),
         ("sweep", "stop each solve after this long"),
         ("alternatives", "stop the cheapest plan's solve, and each goal's two solves together"),
-        ("futures", "the whole command's time: every step gets what is left of it"),
+        (
+            "futures",
+            "the whole command's time: each step before the shared plan gets at most a quarter",
+        ),
     ],
 )
 def test_time_limit_help_says_what_it_bounds_for_each_command(

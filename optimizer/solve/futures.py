@@ -67,10 +67,23 @@ REGRET_ROOM = 0.005
 TWO_STAGE_HIGHS = {"mip_heuristic_run_rens": False, "mip_pscost_minreliable": 2}
 
 
-def _left(settings: SolverSettings, deadline: float | None) -> SolverSettings:
-    if deadline is None:
+# Under --time-limit, a step before the two-stage solve (the expected future, a
+# future alone, a re-plan) gets at most this share of the whole budget: on a
+# workbook no solve proves, the first step would otherwise spend all of it and
+# leave the others a hundredth of a second (an outside audit's case).
+EARLY_SHARE = 0.25
+
+
+def _left(
+    settings: SolverSettings, deadline: float | None, share: float | None = None
+) -> SolverSettings:
+    """``settings`` with the time left before ``deadline`` (at most ``share`` of the budget)."""
+    if deadline is None or settings.time_limit is None:
         return settings
-    return replace(settings, time_limit=max(0.01, deadline - time.perf_counter()))
+    left = deadline - time.perf_counter()
+    if share is not None:
+        left = min(left, share * settings.time_limit)
+    return replace(settings, time_limit=max(0.01, left))
 
 
 def solve_futures(
@@ -109,10 +122,10 @@ def solve_futures(
 
     # Arguments of a step, made when a worker takes it: the time left is counted then.
     def alone_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, _left(each, deadline), e, verify)
+        return (s, _left(each, deadline, EARLY_SHARE), e, verify)
 
     def replan_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, e, expected, D, dominated, _left(each, deadline), verify)
+        return (s, e, expected, D, dominated, _left(each, deadline, EARLY_SHARE), verify)
 
     with SideBySide(workers) as steps:
         # One pool for every step. The expected future goes first and its
@@ -225,6 +238,11 @@ def _without_own_plan(step: Future[Plan]) -> bool:
     return step.done() and not step.result().status.has_plan
 
 
+def _out_of_time(plan: Plan) -> bool:
+    """A plan missing because the time limit ran out, not because none exists."""
+    return plan.status is SolveStatus.ERROR and any("time limit" in d for d in plan.diagnostics)
+
+
 def _lost(
     scenario: Scenario,
     futures: Futures,
@@ -267,12 +285,25 @@ def _without_plan(
     """The result when some future has no plan even alone (its status, its reasons)."""
     status = lost[0][1].status
     status = SolveStatus.INFEASIBLE if status is SolveStatus.INFEASIBLE else status
+    # Out of time is not "no plan": say which it was, and what to do.
+    timed_out = [f for f, p in lost if _out_of_time(p)]
     why = [
-        f"future {f.name!r} has no plan even on its own ({p.status.value}): "
+        (
+            f"future {f.name!r} was not planned within the time limit ({p.status.value}): "
+            if f in timed_out
+            else f"future {f.name!r} has no plan even on its own ({p.status.value}): "
+        )
         + "; ".join(p.diagnostics)
         for f, p in lost
     ]
     names = ", ".join(repr(f.name) for f, _ in lost)
+    if len(timed_out) == len(lost):
+        no_shared = (
+            f"future {names} was not planned on its own within the time limit, so no shared "
+            "plan was made; raise --time-limit"
+        )
+    else:
+        no_shared = f"future {names} has no plan on its own, so no shared plan exists"
     outcomes = tuple(
         FutureOutcome(
             spec=f,
@@ -280,9 +311,7 @@ def _without_plan(
                 s,
                 status,
                 e,
-                a.diagnostics
-                if not a.status.has_plan
-                else (f"future {names} has no plan on its own, so no shared plan exists",),
+                a.diagnostics if not a.status.has_plan else (no_shared,),
                 None,
             ),
             alone=a,
