@@ -18,7 +18,7 @@ from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.reports.sheet_names import COMPARISON
-from optimizer.results import Plan
+from optimizer.results import Plan, SolveStatus
 
 # What one unit of an offer's use is, per option (OfferUse.units).
 _UNITS = {
@@ -85,12 +85,43 @@ def _setting_rows(plans: Sequence[Plan]) -> list[tuple[str, list[object], Style]
             "" if p.status.has_plan else "; ".join(p.diagnostics) for p in plans
         ]
         rows.append(("Why no plan", reasons, Style.VALUE_TEXT))
+    if any(p.status is SolveStatus.TIME_LIMIT for p in plans):
+        # A plan stopped by the time limit may not be the cheapest: a difference
+        # between totals means little until it is larger than the gaps.
+        rows.append(
+            (UNPROVEN_GAP, [p.gap if p.status.has_plan else None for p in plans], Style.PERCENT)
+        )
+        rows.append(
+            (
+                f"No plan can cost less than ({plans_currency(plans)}, proven)",
+                [_bound(p) for p in plans],
+                Style.MONEY,
+            )
+        )
     return rows
 
 
-def _setting_text(value: object, style: Style) -> str:
+UNPROVEN_GAP = "Proven gap (0 %: the cheapest plan)"
+UNPROVEN_NOTE = (
+    "some plans were stopped by the time limit: a difference smaller than their gaps "
+    "is not proven (a cheaper plan may exist)"
+)
+
+
+def _bound(plan: Plan) -> float | None:
+    """The proven lower bound on any plan's cost (the plan's own cost when proven)."""
+    if plan.status is SolveStatus.OPTIMAL:
+        return plan.total_cost
+    return plan.solver.bound if plan.solver is not None else None
+
+
+def _setting_text(value: object, style: Style, currency: str) -> str:
+    if value is None:
+        return "—"
     if style is Style.PERCENT and isinstance(value, float):
         return f"{value:.1%}"
+    if style is Style.MONEY and isinstance(value, float):
+        return money_text(value, currency)
     return str(value)
 
 
@@ -170,6 +201,9 @@ def comparison_sheet(plans: Sequence[Plan]) -> SheetModel:
             Style.SECTION,
         )
         row += 1
+        if any(p.status is SolveStatus.TIME_LIMIT for p in plans):
+            sheet.text(row, 0, f"Note: {UNPROVEN_NOTE}", Style.WRAP)
+            row += 1
         first = plans[0]
         for (label, values), source_row in zip(_money_rows(plans), money_at, strict=True):
             sheet.text(row, 0, _delta_label(label), Style.LABEL)
@@ -234,7 +268,7 @@ def comparison_table(plans: Sequence[Plan]) -> str:
     lines: list[tuple[str, list[str]]] = [("Scenario", [p.name for p in plans])]
     lines.append(("Status", [p.status.value for p in plans]))
     lines.extend(
-        (label, [_setting_text(v, style) for v in settings])
+        (label, [_setting_text(v, style, currency) for v in settings])
         for label, settings, style in _setting_rows(plans)
         if label != "Why no plan"  # printed below the table, one sentence per scenario
     )
@@ -261,4 +295,6 @@ def comparison_table(plans: Sequence[Plan]) -> str:
                 ]
             ).rstrip()
         )
+    if len(plans) > 1 and any(p.status is SolveStatus.TIME_LIMIT for p in plans):
+        out.append(f"Note: {UNPROVEN_NOTE}")  # below the table, not one of its labels
     return "\n".join(out)

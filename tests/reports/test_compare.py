@@ -12,6 +12,7 @@ import pytest
 
 from optimizer.domain import CostCategory
 from optimizer.reports.compare import comparison_table, write_comparison
+from optimizer.results import SolveStatus
 from tests.fake_plans import OD_PRICE, fake_plan, infeasible_plan
 
 CENT = 0.005
@@ -90,3 +91,34 @@ def test_terminal_table_lines_up_and_shows_cents() -> None:
     assert f"${a.total_cost:,.2f}" in total and total.endswith("—")
     delta = next(line for line in lines if line.startswith("Δ total"))
     assert f"${300.75 * OD_PRICE:,.2f}" in delta
+
+
+def test_plans_stopped_by_the_time_limit_show_their_gaps_and_bounds(tmp_path: Path) -> None:
+    """An outside audit's case: four plans stopped by the time limit showed differences of
+    up to $19,935.62 and no gap, although the base plan was valid in every other scenario;
+    a reader took them for what the scenarios cost. Each gap and proven bound now shows,
+    with a note that a difference inside the gaps is not proven."""
+    a = fake_plan("a")
+    assert a.total_cost is not None and a.solver is not None
+    stopped = replace(
+        fake_plan("b", scale=2.0),
+        status=SolveStatus.TIME_LIMIT,
+        gap=0.107,
+        solver=replace(a.solver, bound=1000.0),
+    )
+    text = comparison_table([a, stopped])
+    gap = next(line for line in text.splitlines() if line.startswith("Proven gap"))
+    assert gap.split()[-2:] == ["0.0%", "10.7%"]
+    bound = next(line for line in text.splitlines() if line.startswith("No plan can cost less"))
+    assert f"${a.total_cost:,.2f}" in bound and bound.endswith("$1,000.00")
+    assert text.splitlines()[-1].startswith(
+        "Note: some plans were stopped by the time limit: a difference smaller than their "
+        "gaps is not proven"
+    )
+    path = tmp_path / "comparison.xlsx"
+    write_comparison(path, [a, stopped])
+    frame = _read(path)
+    assert list(frame.loc["Proven gap (0 %: the cheapest plan)"]) == pytest.approx([0.0, 0.107])
+    assert frame.loc["No plan can cost less than (USD, proven)"]["b"] == pytest.approx(1000.0)
+    # Proven plans alone show neither row.
+    assert "Proven gap" not in comparison_table([a, fake_plan("c")])
