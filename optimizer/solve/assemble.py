@@ -39,6 +39,7 @@ from optimizer.solve.plan_money import (
     offer_stock,
     type_month_costs,
 )
+from optimizer.solve.slot_trim import fewest_slots
 from optimizer.solve.spot_caveats import spot_caveats
 from optimizer.solve.usage import Usage
 
@@ -65,7 +66,8 @@ def read_decisions(built: BuiltModel) -> Decisions:
 
     Only nonzero entries are kept (a missing key means zero). Slots are kept
     only where work of their width runs in that place and month (an empty
-    slot sets nothing aside that matters).
+    slot sets nothing aside that matters), and no more of them than that work
+    needs (``slot_trim``).
     """
     purchases = {k: n for k, v in built.buy.items() if (n := _whole(v))}
     sales = {k: n for k, v in built.sell.items() if (n := _whole(v))}
@@ -87,6 +89,7 @@ def read_decisions(built: BuiltModel) -> Decisions:
         (g, key, built.work_class(w, built.place(g, key), t), t) for (w, g, key, t) in work
     }
     slots = {k: n for k, v in built.slots.items() if (n := _whole(v)) and k in widths_used}
+    slots = fewest_slots(built, work, slots)
     picks = {w: g for (w, g), v in built.pick.items() if _whole(v) == 1}
     return Decisions(
         purchases=purchases,

@@ -1,0 +1,49 @@
+"""The fewest slots a solved plan needs: what the Places sheet says is set aside.
+
+Slots cost nothing in the model, so a solver may leave more of them than the
+work needs (an outside audit saw 15 GPUs "set aside in slots" on a spot offer
+where one 3-GPU job ran). Takes the built model with its solved values and
+the plan's work and slots; hands on the slots lowered, per place, month and
+class, to the fewest the model's own rules ask for (``slot_hours``,
+``deadline_slots``). Fewer slots only free GPUs, so the plan keeps every rule
+and its cost; the independent checker checks the result like any plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from optimizer.estimate.gangs import whole_ceiling
+from optimizer.model.built import BuiltModel
+
+
+def fewest_slots(
+    built: BuiltModel,
+    work: Mapping[tuple[str, str, str, int], float],
+    slots: Mapping[tuple[str, str, int, int], int],
+) -> dict[tuple[str, str, int, int], int]:
+    """``slots`` with each count lowered to the fewest its class's work needs (never raised)."""
+    a = built.scenario.assumptions
+    trimmed: dict[tuple[str, str, int, int], int] = {}
+    for (g, key, k, t), count in slots.items():
+        place = built.place(g, key)
+        room = place.utilization(a) * a.hours_per_month
+        rest = 0.0  # work of the class outside run slots
+        in_runs = 0  # GPUs of the class's run slots (capped spot)
+        copies = 0  # most copies a deadline gang of the class runs at once
+        for (w, g2, key2, t2), hours in work.items():
+            if (g2, key2, t2) != (g, key, t) or built.work_class(w, place, t) != k:
+                continue
+            if (runs := built.run_slots.get((w, g, key, t))) is not None:
+                in_runs += sum(r * round(var.value() or 0.0) for r, var in runs.items())
+                continue
+            rest += hours
+            if (w, g, key, t) in built.runs_in:
+                copies = max(copies, built.figures[(w, g)].copies_in(t))
+        need = max(
+            whole_ceiling((rest / room + in_runs) / k) if room > 0 else count,
+            copies + in_runs // k,
+        )
+        if (fewest := min(count, need)) > 0:
+            trimmed[(g, key, k, t)] = fewest
+    return trimmed
