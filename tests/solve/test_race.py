@@ -62,7 +62,11 @@ def test_a_stopped_race_reports_a_checked_plan_and_the_gap_to_the_best_bound(
         )
         return
     assert plan.status is SolveStatus.TIME_LIMIT  # no solver proves this one in 8 s
-    assert plan.solver.bound is not None
+    if plan.solver.bound is None:
+        # A machine busy with other work may stop both solvers before either has a
+        # bound (CI once did, after 2.8 s of building): then no gap may be claimed.
+        assert plan.gap is None and plan.total_cost is not None
+        return
     assert plan.total_cost is not None and plan.gap is not None
     assert plan.solver.name in {"HiGHS (raced with SCIP)", "SCIP (raced with HiGHS)"}
     assert "HiGHS" in plan.solver.version and "SCIP" in plan.solver.version
