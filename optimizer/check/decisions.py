@@ -21,10 +21,9 @@ from optimizer.check.capacity import (
     place_kind,
     source_stock,
 )
-from optimizer.check.demand import gang_of, month_run, run_widths_on_spot, spot_place
+from optimizer.check.demand import gang_of, spot_place, spot_run
 from optimizer.check.tolerances import HOURS_ABS_TOL, INTEGER_TOL, _h, _is_integer
 from optimizer.domain import Kind, OfferOption, Scenario, Workload
-from optimizer.estimate.gangs import spot_yield
 from optimizer.results import Decisions, PairEstimate
 
 
@@ -211,23 +210,21 @@ def _late_on_spot(
     gang = gang_of(w, estimate, month)
     if w.deadline_hours is None or gang is None:
         return []
-    if run_widths_on_spot(scenario, w, gang, gpu, place, month):
-        return []
-    run = month_run(w, gang, month)
-    per_node = scenario.gpu(gpu).max_per_node
-    servers = -(-gang.width // per_node)
     _, cap = spot_place(scenario, place)
-    widest = min(servers * per_node, cap) if cap is not None else servers * per_node
-    widest -= widest % gang.copy_width
-    inside = f"its gang's {servers} server{'s' if servers > 1 else ''}"
-    if cap is not None and cap < servers * per_node:
-        inside += f" and the offer's {cap} GPUs"
+    spot = spot_run(scenario, w, gang, gpu, month)
+    if spot.widths(cap):
+        return []
+    widest = spot.widest(cap)
     if widest < gang.width:
         return [f"work: {where}: the offer holds {cap} GPUs, fewer than the gang's {gang.width}"]
-    useful = widest * spot_yield(scenario.assumptions.spot_efficiency, gang.width, per_node)
+    servers = spot.servers
+    inside = f"its gang's {servers} server{'s' if servers > 1 else ''}"
+    if cap is not None and cap < servers * spot.max_per_node:
+        inside += f" and the offer's {cap} GPUs"
+    hours = spot.run_gpu_hours / (widest * spot.spot_yield)
     return [
-        f"work: {where}: deadline work on spot: a run of {_h(run)} GPU-hours on the "
-        f"{widest} spot GPUs {inside} hold takes {_h(run / useful)} h, past its "
+        f"work: {where}: deadline work on spot: a run of {_h(spot.run_gpu_hours)} GPU-hours "
+        f"on the {widest} spot GPUs {inside} hold takes {_h(hours)} h, past its "
         f"{w.deadline_hours:g} h deadline"
     ]
 

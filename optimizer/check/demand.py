@@ -136,14 +136,6 @@ def spot_run(scenario: Scenario, workload: Workload, gang: Gang, gpu: str, month
     )
 
 
-def run_widths_on_spot(
-    scenario: Scenario, workload: Workload, gang: Gang, gpu: str, place: str, month: int
-) -> range:
-    """GPUs a run may hold at once on spot offer ``place`` (``SpotRun.widths``)."""
-    _, cap = spot_place(scenario, place)
-    return spot_run(scenario, workload, gang, gpu, month).widths(cap)
-
-
 def run_slot_widths_at(
     scenario: Scenario, workload: Workload, gang: Gang, gpu: str, place: str, month: int
 ) -> range | None:

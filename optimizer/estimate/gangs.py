@@ -47,6 +47,24 @@ class SpotRun:
     spot_efficiency: float
     max_per_node: int
 
+    @property
+    def servers(self) -> int:
+        """Servers the gang spans: ``ceil(n / max_per_node)``."""
+        return whole_ceiling(self.gang_width / self.max_per_node)
+
+    @property
+    def spot_yield(self) -> float:
+        """Useful hours per paid spot hour inside the gang's servers."""
+        return float(self.spot_efficiency**self.servers)
+
+    def widest(self, cap: int | None = None) -> int:
+        """Most GPUs a run may hold at the gang's yield: its servers' GPUs (and at most
+        ``cap``), down to a multiple of the copy width."""
+        widest = self.servers * self.max_per_node
+        if cap is not None:
+            widest = min(widest, cap)
+        return widest - widest % self.copy_width
+
     def widths(self, cap: int | None = None) -> range:
         """GPUs the run may hold at once on spot, in steps of the copy width.
 
@@ -59,17 +77,12 @@ class SpotRun:
         run finishes in time there, so the work stays off that offer.
         """
         k = self.copy_width
-        servers = whole_ceiling(self.gang_width / self.max_per_node)
-        widest = servers * self.max_per_node
-        if cap is not None:
-            widest = min(widest, cap)
-        widest -= widest % k
         narrowest = self.gang_width
         if self.deadline_hours is not None and self.run_gpu_hours > 0:
-            per_gpu = self.deadline_hours * self.spot_efficiency**servers
+            per_gpu = self.deadline_hours * self.spot_yield
             in_time = whole_ceiling(self.run_gpu_hours / (k * per_gpu))
             narrowest = k * max(self.gang_width // k, in_time)
-        return range(narrowest, widest + 1, k)
+        return range(narrowest, self.widest(cap) + 1, k)
 
     def run_slot_widths(self, cap: int | None) -> range | None:
         """Widths of the *run slots* its runs take on a spot offer capped at ``cap``, or
@@ -91,7 +104,7 @@ class SpotRun:
         widths = self.widths(cap)
         if not widths or widths.start < 2 * self.copy_width:
             return None
-        servers_gpus = whole_ceiling(self.gang_width / self.max_per_node) * self.max_per_node
+        servers_gpus = self.servers * self.max_per_node
         return widths if cap > servers_gpus or widths.start > self.gang_width else None
 
 

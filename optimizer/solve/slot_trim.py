@@ -11,6 +11,7 @@ and its cost; the independent checker checks the result like any plan.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 
 from optimizer.estimate.gangs import whole_ceiling
@@ -24,6 +25,10 @@ def fewest_slots(
 ) -> dict[tuple[str, str, int, int], int]:
     """``slots`` with each count lowered to the fewest its class's work needs (never raised)."""
     a = built.scenario.assumptions
+    # Work by place and month, so each slot count looks only at its own.
+    by_place: dict[tuple[str, str, int], list[tuple[str, float]]] = defaultdict(list)
+    for (w, g, key, t), hours in work.items():
+        by_place[(g, key, t)].append((w, hours))
     trimmed: dict[tuple[str, str, int, int], int] = {}
     for (g, key, k, t), count in slots.items():
         place = built.place(g, key)
@@ -31,8 +36,8 @@ def fewest_slots(
         rest = 0.0  # work of the class outside run slots
         in_runs = 0  # GPUs of the class's run slots (capped spot)
         copies = 0  # most copies a deadline gang of the class runs at once
-        for (w, g2, key2, t2), hours in work.items():
-            if (g2, key2, t2) != (g, key, t) or built.work_class(w, place, t) != k:
+        for w, hours in by_place.get((g, key, t), ()):
+            if built.work_class(w, place, t) != k:
                 continue
             if (runs := built.run_slots.get((w, g, key, t))) is not None:
                 in_runs += sum(r * round(var.value() or 0.0) for r, var in runs.items())
