@@ -407,6 +407,12 @@ def _cmd_futures(args: argparse.Namespace) -> int:
     return run_futures_command(args)
 
 
+def _cmd_gpus(args: argparse.Namespace) -> int:
+    from optimizer.cli_gpus import run_gpus_command
+
+    return run_gpus_command(args)
+
+
 _COMMANDS = {
     "solve": _cmd_solve,
     "compare": _cmd_compare,
@@ -416,6 +422,7 @@ _COMMANDS = {
     "sweep": _cmd_sweep,
     "alternatives": _cmd_alternatives,
     "futures": _cmd_futures,
+    "gpus": _cmd_gpus,
 }
 
 

@@ -147,6 +147,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace OUT.xlsx if it exists (default: refuse)"
     )
 
+    gpus = sub.add_parser("gpus", help="list the GPU catalogue, or one type's figures and sources")
+    gpus.add_argument("name", nargs="?", metavar="NAME", help="one GPU type (e.g. H100)")
+    gpus.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
     validate = sub.add_parser(
         "validate", help="check inputs (every scenario, after overrides) and print every problem"
     )

@@ -112,6 +112,27 @@ class Gpu:
     fp8: bool = False  # computes in FP8 (model v2 §G): H100, H200, B200, L40S, RTX 4090 do
 
 
+def cite(source: str, note: str) -> str:
+    """A catalogue figure's source as results print it: document and date, then how it was read."""
+    return f"{source}: {note}" if note else source
+
+
+@dataclass(frozen=True)
+class CatalogueFigure:
+    """A GPUs cell left blank and filled from the GPU catalogue (issue 31), with its source."""
+
+    gpu: str  # the type's name as the GPUs sheet gives it
+    column: str  # the GPUs column filled
+    value: float | int | bool
+    entry: str  # the catalogue entry the name matched
+    source: str  # the document and its date
+    note: str = ""  # how the figure was worked out of the document's, when it was
+
+    @property
+    def cited(self) -> str:
+        return cite(self.source, self.note)
+
+
 @dataclass(frozen=True)
 class Offer:
     """One row of sheet ``Prices`` (after any scenario price override).
@@ -400,6 +421,8 @@ class Scenario:
     fleet: tuple[ExistingGpus, ...] = ()
     # issue 19: futures this scenario is planned for at once (sheet Futures, futures:)
     futures: Futures | None = None
+    # issue 31: the GPUs cells filled from the GPU catalogue, each with its source
+    catalogue_figures: tuple[CatalogueFigure, ...] = field(default=(), compare=False)
 
     @property
     def fleet_offers(self) -> tuple[Offer, ...]:

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from optimizer.domain import Gpu, Measurement, Offer, Workload
+from optimizer.domain import CatalogueFigure, Gpu, Measurement, Offer, Workload
 from optimizer.errors import InputError, Problem
+from optimizer.inputs.catalogue_fill import CatalogueFills
 from optimizer.inputs.cells import SheetRow, Where
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.fleet_rows import FleetEntry
@@ -110,6 +111,7 @@ class WorkbookData:
     partial_workloads: tuple[PartialWorkload, ...] = ()
     measurement_rows: Mapping[tuple[str, str], SheetRow] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # things to look at that are not errors
+    catalogue_figures: tuple[CatalogueFigure, ...] = ()  # GPUs cells the catalogue filled
 
 
 # ---------------------------------------------------------------- reading
@@ -207,7 +209,10 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     )
 
     # Problems come out sheet by sheet, in the workbook's order.
-    gpus, gpu_names, gpu_rows = _records(file, gpu_table, GPUS, build_gpu, "gpu", problems)
+    fills = CatalogueFills()
+    gpus, gpu_names, gpu_rows = _records(
+        file, gpu_table, GPUS, build_gpu, "gpu", problems, prepare=fills.fill
+    )
     gpus_known = _checkable(gpu_names, gpu_table, "gpu")
     offers = _offers(file, price_table, gpus_known, problems)
     fleet = _fleet(file, fleet_table, gpus_known, problems)
@@ -259,8 +264,10 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         warnings=(
             *_near_miss_sheets(file, names),
             *header_warnings,
+            *fills.warnings,
             *implausible_values(assumptions, scenarios),
         ),
+        catalogue_figures=tuple(fills.figures),
     )
     problems.extend(merged_data_problems(path, read_tables, grids, problems))
     return data, explain_merged_blanks(path, problems)

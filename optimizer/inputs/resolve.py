@@ -221,6 +221,7 @@ def build_scenario(
         input_warnings=workbook.warnings,
         listed_buy_prices=_listed_buy_prices(changed),
         fleet=existing,
+        catalogue_figures=tuple(f for f in workbook.catalogue_figures if f.gpu in gpu_names),
     )
 
 

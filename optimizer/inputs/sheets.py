@@ -91,17 +91,23 @@ def _records(
     key: str,
     problems: list[Problem],
     partial: Callable[[Mapping[str, Any], Where, list[Problem]], Any] | None = None,
+    prepare: Callable[[SheetRow, dict[str, Any], list[Problem]], tuple[Any, list[Problem]]]
+    | None = None,
 ) -> tuple[tuple[Any, ...], set[str], dict[str, SheetRow]]:
     """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names.
 
-    ``partial`` is given the sound cells and problems of each row with problems
-    (but a duplicate's), for the checks still to be made on them.
+    ``partial`` is given the sound cells and problems of each row with problems (but a
+    duplicate's), for the checks still to be made on them. ``prepare`` changes each
+    row's values and problems first (GPUs: the catalogue fills blanks).
     """
     built = []
     names: set[str] = set()
     rows: dict[str, SheetRow] = {}
     seen: dict[str, SheetRow] = {}
-    for where, typed, found in _rows(file, table, sheet):
+    for where, read, problems_read in _rows(file, table, sheet):
+        typed, found = (
+            (read, problems_read) if prepare is None else prepare(where, read, problems_read)
+        )
         problems.extend(found)
         name = typed.get(key)
         if name is not None:

@@ -73,6 +73,27 @@ def gpu_table(plans: Sequence[Plan]) -> InputTable:
     )
 
 
+def catalogue_table(plans: Sequence[Plan]) -> InputTable:
+    """Every GPUs cell left blank and filled from the GPU catalogue, with its source (issue 31)."""
+    return InputTable(
+        "GPU figures from the catalogue (cells left blank in sheet GPUs)",
+        "Audit_gpu_catalogue",
+        ["Scenario", "GPU", "Catalogue entry", "Column", "Value", "Source (document, date; how)"],
+        [
+            [
+                (p.name, T),
+                (f.gpu, T),
+                (f.entry, T),
+                (f.column, T),
+                (f.value, B if isinstance(f.value, bool) else N),
+                (f.cited, W),
+            ]
+            for p in plans
+            for f in p.scenario.catalogue_figures
+        ],
+    )
+
+
 def _price_unit(offer: Offer, currency: str) -> str:
     return f"{currency} per GPU" if offer.option is OfferOption.BUY else f"{currency} per GPU-hour"
 

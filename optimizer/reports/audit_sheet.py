@@ -21,6 +21,7 @@ from optimizer.reports.audit_inputs import (
     P,
     T,
     W,
+    catalogue_table,
     fleet_table,
     gpu_table,
     offer_table,
@@ -220,6 +221,11 @@ def audit_sheet(run: RunResult) -> SheetModel:
     # GPUs, offers and workloads as the solver saw them: long, so folded (kept, not printed).
     for table in (gpu_table(run.plans), offer_table(run.plans, currency)):
         blocks.block(table.title, table.name, table.headers, table.rows, fold=True)
+    catalogued = catalogue_table(run.plans)
+    if catalogued.rows:
+        blocks.block(
+            catalogued.title, catalogued.name, catalogued.headers, catalogued.rows, fold=True
+        )
     fleet = fleet_table(run.plans, currency)
     if fleet.rows:  # shown unfolded: what a reservation owes after the horizon matters
         blocks.block(fleet.title, fleet.name, fleet.headers, fleet.rows)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optimizer.check.demand import gang_of
-from optimizer.domain import Kind, Offer, OfferOption, Scenario
+from optimizer.domain import CatalogueFigure, Kind, Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import whole_ceiling
 from optimizer.reports.result_shared import OPTION_GPU_HOURS, option_gpu_hours, width_allowed
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, finite_or_none
@@ -65,6 +65,27 @@ def spot_hour_yield(scenario: Scenario, gpu: str, gang_width: int) -> tuple[floa
     ``spot_efficiency ^ ceil(gang_width / max_per_node)`` (model v2 §C)."""
     servers = whole_ceiling(gang_width / scenario.gpu(gpu).max_per_node)
     return scenario.assumptions.spot_efficiency**servers, servers
+
+
+def catalogue_notes(scenario: Scenario) -> list[str]:
+    """Per GPU type, the blank GPUs cells the GPU catalogue filled, grouped by source (issue 31)."""
+    by_gpu: dict[str, list[CatalogueFigure]] = {}
+    for f in scenario.catalogue_figures:
+        by_gpu.setdefault(f.gpu, []).append(f)
+    notes = []
+    for gpu, figures in by_gpu.items():
+        by_source: dict[str, list[str]] = {}
+        for f in figures:
+            shown = (
+                ("TRUE" if f.value else "FALSE") if isinstance(f.value, bool) else f"{f.value:g}"
+            )
+            by_source.setdefault(f.source, []).append(f"{f.column} {shown}")
+        cited = "; ".join(f"{', '.join(cols)} [{source}]" for source, cols in by_source.items())
+        notes.append(
+            f"{gpu}: blank cells of sheet GPUs filled from the GPU catalogue's {figures[0].entry}: "
+            f"{cited}. The Audit's catalogue table says how each figure was read."
+        )
+    return notes
 
 
 def _offer_label(offer: Offer) -> str:
@@ -262,6 +283,7 @@ def _options_sheet(plan: Plan, name: str, index: int) -> SheetModel:
             "cannot hold the model, or serves no more than narrower replicas on as many GPUs.",
             "The last column says which figures were estimated (not measured or given) and "
             "which architecture values the estimate assumed (docs/methodology.md §1).",
+            *catalogue_notes(plan.scenario),
             *(
                 (
                     f"The {used} pairs the plan uses come first; the other {len(lines) - used} "

@@ -149,6 +149,18 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
             }
             for s in plan.shadow_prices
         ],
+        # issue 31, added after the contract's keys: GPUs cells left blank and filled from the GPU catalogue
+        "catalogue_figures": [
+            {
+                "gpu": f.gpu,
+                "column": f.column,
+                "value": f.value,
+                "entry": f.entry,
+                "source": f.source,
+                "note": f.note,
+            }
+            for f in plan.scenario.catalogue_figures
+        ],
     }
 
 

@@ -126,8 +126,16 @@ CASES: list[tuple[str, list[Edit], list[str]]] = [
     ),
     (
         "tdp missing for a bought type",
-        [("GPUs", 2, "tdp_w", None)],
-        ["sheet GPUs", "cell E2", "column tdp_w", "has a buy offer"],
+        # A type the GPU catalogue does not know (its H100 row would get the catalogue's TDP).
+        [
+            ("GPUs", 4, "gpu", "Custom"),
+            ("GPUs", 4, "vram_gb", 24),
+            ("GPUs", 4, "fp16_tflops", 100),
+            ("Prices", 7, "gpu", "Custom"),
+            ("Prices", 7, "option", "buy"),
+            ("Prices", 7, "price", 1000),
+        ],
+        ["sheet GPUs", "cell E4", "column tdp_w", "has a buy offer"],
     ),
     (
         "params_b needed",
@@ -290,8 +298,13 @@ CASES: list[tuple[str, list[Edit], list[str]]] = [
     ),
     (
         "required cell blank",
-        [("GPUs", 3, "fp16_tflops", None)],
-        ["sheet GPUs", "cell C3", "column fp16_tflops", "is blank"],
+        [("GPUs", 4, "gpu", "Custom"), ("GPUs", 4, "vram_gb", 24)],
+        [
+            "sheet GPUs",
+            "cell C4",
+            "column fp16_tflops",
+            "is blank, and the GPU catalogue has no type 'Custom' to fill it",
+        ],
     ),
     (
         "Excel error value",
@@ -1316,12 +1329,15 @@ def test_a_blank_cell_of_a_merged_range_says_the_cells_are_merged(
     book["GPUs"].merge_cells("A2:B2")  # a merge across columns: B2 (vram_gb) is blank
     book.save(path)
     err = _validate_fails(path, capsys)
+    # B2 is not reported blank (the GPU catalogue fills an H100's vram_gb, issue 31) but the
+    # merge that hid it is still refused.
     assert err == (
         "2 problems in the input:\n"
-        "  - input.xlsx, sheet GPUs, cell B2, column vram_gb: is blank (cells A2:B2 are merged: "
-        "only A2 holds a value; unmerge them and fill each cell); expected a number > 0 (GB)\n"
         "  - input.xlsx, sheet Prices, cell A3, column gpu: is blank (cells A2:A3 are merged: "
         "only A2 holds a value; unmerge them and fill each row); expected text\n"
+        "  - input.xlsx, sheet GPUs, cell B2, column vram_gb: is blank: cells A2:B2 are merged "
+        "and only A2 holds a value (H100); the other cells read as blank (the default, or no "
+        "limit); expected the merge undone and each cell filled, or left blank for its default\n"
     )
 
 

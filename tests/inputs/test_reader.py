@@ -25,10 +25,37 @@ from tests.paths import EXAMPLE_WORKBOOK
 
 def test_every_value_is_read_back_exactly(tmp_path: Path) -> None:
     data = read_workbook(write_sheets(tmp_path / "in.xlsx", valid_sheets()))
+    # The blank cells (H100's mfu_training, both types' fp8: the column is absent) are
+    # filled from the GPU catalogue (issue 31); every typed value is read as typed.
     assert data.gpus == (
-        Gpu("H100", 80.0, 989.0, 3350.0, 700.0, nvlink=True, max_per_node=8, mfu_training=None),
-        Gpu("L40S", 48.0, 362.0, 864.0, 350.0, nvlink=False, max_per_node=8, mfu_training=0.35),
+        Gpu(
+            "H100",
+            80.0,
+            989.0,
+            3350.0,
+            700.0,
+            nvlink=True,
+            max_per_node=8,
+            mfu_training=0.4,
+            fp8=True,
+        ),
+        Gpu(
+            "L40S",
+            48.0,
+            362.0,
+            864.0,
+            350.0,
+            nvlink=False,
+            max_per_node=8,
+            mfu_training=0.35,
+            fp8=True,
+        ),
     )
+    assert [(f.gpu, f.column) for f in data.catalogue_figures] == [
+        ("H100", "fp8"),
+        ("H100", "mfu_training"),
+        ("L40S", "fp8"),
+    ]
     assert data.offers == (
         Offer(
             "H100|buy|1",

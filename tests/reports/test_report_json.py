@@ -44,6 +44,7 @@ SCENARIO_KEYS = [
     "options",
     "diagnostics",
     "shadow_prices",
+    "catalogue_figures",  # issue 31: added after the contract's keys, which stay as they were
 ]
 
 
