@@ -260,6 +260,19 @@ def render_workbook_reference() -> str:
         "silently left out. `gpumix template "
         "OUT.xlsx` writes an empty workbook with these headers and drop-down lists.",
         "",
+        "**Where a GPUs cell's value comes from**, first that applies: the value typed; "
+        "else, when the row's `gpu` is a name of the GPU catalogue "
+        "(`optimizer/inputs/gpu_catalogue.yaml`; `gpumix gpus` lists it, `gpumix gpus NAME` "
+        "shows an entry's sources), the catalogue's figure: a vendor datasheet, a cloud "
+        "instance page or, for `mfu_training`, a published whole-job figure or the "
+        "generation's, each with its document and date; else the column's default below "
+        "(`mfu_training`: the Assumptions value). Names match after ignoring case, spaces, "
+        "dashes and a leading NVIDIA or AMD (`nvidia a100-sxm4-80gb` is `A100 SXM 80GB`), "
+        "never by guessing; the catalogue holds no prices and no figure without a public "
+        "source. A typed value more than twice or less than half the catalogue's is used but "
+        "warned about, naming both. The result's Audit (table GPU figures from the catalogue), "
+        "its Options notes and the JSON's `catalogue_figures` say which figures came from it.",
+        "",
     ]
     for sheet in schema.INPUT_SHEETS:
         lines += _sheet_section(sheet)

@@ -120,10 +120,15 @@ _OPTIONS = tuple(o.value for o in OfferOption)
 
 GPUS = Sheet(
     "GPUs",
-    "One row per GPU type.",
+    "One row per GPU type. A name the GPU catalogue knows (`gpumix gpus` lists it: H100,"
+    " A100 80GB, L40S, L4, MI300X ...) fills the row's blank cells with its datasheet"
+    " figures, each with its source in the results; a typed value always wins.",
     (
         Column(
-            "gpu", ColumnType.TEXT, "Name used everywhere else (e.g. H100); unique.", required=True
+            "gpu",
+            ColumnType.TEXT,
+            "Name used everywhere else (e.g. H100); unique. The drop-down offers the GPU catalogue's names; any other name is allowed.",
+            required=True,
         ),
         Column(
             "vram_gb",

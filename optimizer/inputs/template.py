@@ -26,6 +26,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from optimizer.currency import CURRENCY_MAX_CHARS
 from optimizer.inputs import schema
+from optimizer.inputs.catalogue import catalogue
 from optimizer.inputs.cells import FieldSpec
 from optimizer.inputs.docs_reference import (
     allowed_text,
@@ -359,6 +360,19 @@ def _validation(column: Column, spec: FieldSpec) -> dict[str, Any]:
         )
     elif column.type in (ColumnType.NUMBER, ColumnType.INTEGER):
         options.update(_number_validation(spec))
+    elif column is schema.GPUS.column("gpu"):
+        # The GPU catalogue's names (issue 31); "information", not a stop: any name is allowed.
+        names = [e.name for e in catalogue().entries]
+        options.update(
+            validate="list",
+            source=names,
+            error_type="information",
+            error_message=_short(
+                "Not a GPU catalogue name: fill this row's vram_gb and fp16_tflops yourself "
+                "(a catalogue name fills blank cells).",
+                _MESSAGE_LIMIT,
+            ),
+        )
     else:
         options.update(validate="any")
     return options

@@ -36,7 +36,9 @@ _INTRO = (
     "How to fill it in: one row per GPU type (sheet GPUs), per offer (Prices) and per workload "
     "(Workloads); the sheets Throughput, Scenarios and Assumptions are optional. Type into the "
     "yellow cells with blue text. Keep the headers in row 1 (units are in parentheses; hover over "
-    "a header for its meaning). A blank cell means its default, or no limit. Drop-down lists "
+    "a header for its meaning). A blank cell means its default, or no limit; in sheet GPUs, "
+    "a type the GPU catalogue knows (`gpumix gpus`) fills its blank cells from the catalogue. "
+    "Drop-down lists "
     "offer the allowed values. Fractions are percent cells: 5 % and 0.05 are the same. Text is "
     "read as text, never as a formula.",
     "Scenarios: each row of sheet Scenarios is one plan to solve; a column named after an "
