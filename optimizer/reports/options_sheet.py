@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from optimizer.check.demand import gang_of
-from optimizer.domain import CatalogueFigure, Kind, Offer, OfferOption, Scenario
+from optimizer.domain import Kind, Offer, OfferOption, Scenario
 from optimizer.estimate.gangs import whole_ceiling
 from optimizer.reports.result_shared import OPTION_GPU_HOURS, option_gpu_hours, width_allowed
 from optimizer.reports.sheet_grid import SheetModel, Style, Table, a1, finite_or_none
@@ -68,24 +68,22 @@ def spot_hour_yield(scenario: Scenario, gpu: str, gang_width: int) -> tuple[floa
 
 
 def catalogue_notes(scenario: Scenario) -> list[str]:
-    """Per GPU type, the blank GPUs cells the GPU catalogue filled, grouped by source (issue 31)."""
-    by_gpu: dict[str, list[CatalogueFigure]] = {}
+    """The blank GPUs cells the GPU catalogue filled (issue 31): a heading, then one short line
+    per GPU type and source, so that the notes stay within the printed page."""
+    lines: dict[tuple[str, str, str], list[str]] = {}
     for f in scenario.catalogue_figures:
-        by_gpu.setdefault(f.gpu, []).append(f)
-    notes = []
-    for gpu, figures in by_gpu.items():
-        by_source: dict[str, list[str]] = {}
-        for f in figures:
-            shown = (
-                ("TRUE" if f.value else "FALSE") if isinstance(f.value, bool) else f"{f.value:g}"
-            )
-            by_source.setdefault(f.source, []).append(f"{f.column} {shown}")
-        cited = "; ".join(f"{', '.join(cols)} [{source}]" for source, cols in by_source.items())
-        notes.append(
-            f"{gpu}: blank cells of sheet GPUs filled from the GPU catalogue's {figures[0].entry}: "
-            f"{cited}. The Audit's catalogue table says how each figure was read."
-        )
-    return notes
+        shown = ("TRUE" if f.value else "FALSE") if isinstance(f.value, bool) else f"{f.value:g}"
+        lines.setdefault((f.gpu, f.entry, f.source), []).append(f"{shown} {f.column}")
+    if not lines:
+        return []
+    return [
+        "Blank cells of sheet GPUs filled from the GPU catalogue (the Audit's catalogue table "
+        "says how each figure was read):",
+        *(
+            f"  {gpu} (catalogue: {entry}): {', '.join(figures)} [{source}]"
+            for (gpu, entry, source), figures in lines.items()
+        ),
+    ]
 
 
 def _offer_label(offer: Offer) -> str:
