@@ -22,6 +22,8 @@ from optimizer.inputs.schema import GPUS
 
 # A typed figure this many times the catalogue's (or this share of it) is warned about.
 CONTRADICTION_RATIO = 2.0
+# The figures a unit slip garbles; GPUs per server is the user's platform to choose (1 is fine).
+CHECKED = ("vram_gb", "fp16_tflops", "memory_bandwidth_gbs", "tdp_w", "mfu_training")
 
 
 @dataclass
@@ -83,7 +85,7 @@ def _contradictions(where: SheetRow, typed: dict[str, Any], entry: Entry) -> lis
     warnings = []
     for column, figure in entry.figures.items():
         value = typed.get(column)
-        if isinstance(value, bool) or isinstance(figure.value, bool) or value is None:
+        if column not in CHECKED or value is None or isinstance(figure.value, bool):
             continue
         if value <= 0 or figure.value <= 0:
             continue
