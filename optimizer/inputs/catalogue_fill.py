@@ -32,6 +32,20 @@ class CatalogueFills:
 
     figures: list[CatalogueFigure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    named_rows: int = 0
+    lacking: set[str] = field(default_factory=set)  # required columns some named row lacks
+
+    def covers(self, problem: Problem) -> bool:
+        """Whether ``problem`` is a required GPUs column missing from the sheet that the
+        catalogue filled for every named row (a sheet of names only plans)."""
+        return (
+            self.named_rows > 0
+            and problem.sheet is not None
+            and problem.row == 1
+            and problem.message.startswith(f"required column {problem.column} is missing")
+            and problem.column in {c.name for c in GPUS.required_columns}
+            and problem.column not in self.lacking
+        )
 
     def fill(
         self, where: SheetRow, typed: dict[str, Any], found: list[Problem]
@@ -40,7 +54,10 @@ class CatalogueFills:
         name = typed.get("gpu")
         if not isinstance(name, str):
             return typed, found
+        self.named_rows += 1
         entry = catalogue().find(name)
+        required = {c.name for c in GPUS.required_columns}
+        self.lacking |= required - set(typed) - set(entry.figures if entry else ())
         if entry is None:
             return typed, [_unknown_name(p, name) for p in found]
         self.warnings.extend(_contradictions(where, typed, entry))

@@ -213,6 +213,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
     gpus, gpu_names, gpu_rows = _records(
         file, gpu_table, GPUS, build_gpu, "gpu", problems, prepare=fills.fill
     )
+    if gpu_table is not None:  # a GPUs sheet of names only: the catalogue gave every column
+        problems[:] = [p for p in problems if not (p.sheet == gpu_table.name and fills.covers(p))]
     gpus_known = _checkable(gpu_names, gpu_table, "gpu")
     offers = _offers(file, price_table, gpus_known, problems)
     fleet = _fleet(file, fleet_table, gpus_known, problems)

@@ -28,6 +28,7 @@ from optimizer.inputs.reader import parse_workbook
 from optimizer.inputs.schema import GPUS
 from optimizer.inputs.template import write_template
 from tests.checked import solve_checked
+from tests.conftest import valid_sheets, write_sheets
 from tests.paths import ROOT
 
 SHIPPED = ROOT / "optimizer" / "inputs" / CATALOGUE_FILE
@@ -456,3 +457,24 @@ def test_gpus_nope_exits_2_listing_the_types(capsys: pytest.CaptureFixture[str])
         f"gpumix gpus: 'NOPE' is not in the GPU catalogue; did you mean one of its "
         f"{len(catalogue().entries)} types: {names}?\n"
     )
+
+
+def test_a_gpus_sheet_with_the_name_column_only_reads(tmp_path: Path) -> None:
+    """The catalogue fills every column of known names, so the sheet may hold names alone;
+    an unknown name keeps the missing-column problem, reported once."""
+    sheets = valid_sheets()
+    sheets["GPUs"] = [["gpu"], ["H100"], ["L40S"]]
+    data, problems = parse_workbook(write_sheets(tmp_path / "names.xlsx", sheets))
+    assert problems == []
+    assert [(g.name, g.vram_gb, g.fp16_tflops) for g in data.gpus] == [
+        ("H100", 80, 989),
+        ("L40S", 48, 362),
+    ]
+    sheets["GPUs"] = [["gpu"], ["H100"], ["L40S"], ["Custom"]]
+    _, problems = parse_workbook(write_sheets(tmp_path / "custom.xlsx", sheets))
+    assert [str(p) for p in problems] == [
+        "custom.xlsx, sheet GPUs, row 1, column vram_gb: required column vram_gb is missing; "
+        "expected a header 'vram_gb (GB)' in row 1",
+        "custom.xlsx, sheet GPUs, row 1, column fp16_tflops: required column fp16_tflops is "
+        "missing; expected a header 'fp16_tflops (TFLOPS)' in row 1",
+    ]
