@@ -253,7 +253,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                         cached,
                         Style.MONEY_FORMULA,
                     )
-        notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name)) for p in plans]
+        notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name), p) for p in plans]
         if any(notes):
             r = label(f"{name}: note")
             for j, note in enumerate(notes):
@@ -432,17 +432,31 @@ def _rent_only(run: RunResult, plan: Plan) -> Plan | None:
     return run.baselines.get(plan.name, {}).get(RENT_ONLY)
 
 
-def _baseline_note(name: str, baseline: Plan | None) -> str:
-    """Which GPU type the single-type baseline kept, and whether its cost is only a bound."""
+def _baseline_note(name: str, baseline: Plan | None, plan: Plan | None = None) -> str:
+    """Which GPU type the single-type baseline kept, and whether the saving is only a bound.
+
+    A baseline stopped early costs at most its figure, so the saving may be
+    smaller; a plan stopped early costs at most its figure, so the cheapest
+    plan saves at least as much; both stopped early: neither way is proven.
+    """
     if baseline is None or not baseline.status.has_plan:
         return ""
     parts = []
     if name == BEST_SINGLE_GPU and len(baseline.scenario.gpus) == 1:
         parts.append(f"only {baseline.scenario.gpus[0].name}")
-    if baseline.status is SolveStatus.TIME_LIMIT:
-        # Stopped early: its cost is an upper bound, so the saving may be smaller.
-        gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
+    gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
+    plan_early = plan is not None and plan.status is SolveStatus.TIME_LIMIT
+    plan_gap = "unknown" if plan is None or plan.gap is None else f"{plan.gap:.1%}"
+    if baseline.status is SolveStatus.TIME_LIMIT and plan_early:
+        parts.append(
+            f"time limit{gap}, and this plan's gap {plan_gap}: the saving is not proven either way"
+        )
+    elif baseline.status is SolveStatus.TIME_LIMIT:
         parts.append(f"time limit{gap}: saving at most this")
+    elif plan_early:
+        parts.append(
+            f"this plan stopped early (gap {plan_gap}): the cheapest plan saves at least this"
+        )
     return "; ".join(parts)
 
 
