@@ -39,7 +39,9 @@ from optimizer.inputs.futures_notes import futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
+from optimizer.solve.budget import Budget, command_budget, mark_command_start
 from optimizer.solve.cores import usable_cores
+from optimizer.solve.interrupt import keeping_work_on_interrupt
 
 
 def _solver_settings(
@@ -161,8 +163,13 @@ def _solve_all(
     *,
     quiet: bool,
     jobs: int | None,
+    budget: Budget | None = None,
 ) -> list[Plan]:
     """Every scenario's plan, side by side in worker processes when cores allow.
+
+    ``budget`` (the command's ``--time-limit``) is shared out: each wave of
+    scenarios (one per worker) an equal part of it, each scenario taking its
+    limit when it starts (:func:`_scenario_job_before`).
 
     Scenarios are independent. ``auto`` races two solvers on two cores, so
     by default each worker gets two cores: on a 2-core machine the scenarios
@@ -180,9 +187,26 @@ def _solve_all(
     if workers > 1:
         settings = replace(settings, progress=False, threads=max(1, cores // workers))
         _say(quiet, f"solving {len(scenarios)} scenarios in {workers} processes ...")
-    tasks = [(s, settings, quiet) for s in scenarios]
-    with open_executor(jobs=workers, tasks=len(tasks)) as executor:
-        return run_in_order(executor, _scenario_job, tasks)
+    if budget is None or budget.deadline is None:
+        tasks = [(s, settings, quiet) for s in scenarios]
+        with open_executor(jobs=workers, tasks=len(tasks)) as executor:
+            return run_in_order(executor, _scenario_job, tasks)
+    waves = -(-len(scenarios) // workers)
+    timed = [
+        (budget.deadline, waves - i // workers, s, settings, quiet) for i, s in enumerate(scenarios)
+    ]
+    with open_executor(jobs=workers, tasks=len(timed)) as executor:
+        return run_in_order(executor, _scenario_job_before, timed)
+
+
+def _scenario_job_before(
+    deadline: float, parts: int, scenario: Scenario, settings: SolverSettings, quiet: bool
+) -> Plan:
+    """One scenario's plan within ``1/parts`` of what is left until ``deadline`` (a
+    ``time.monotonic()`` value, the same in every worker): it takes its share when it starts."""
+    from optimizer.solve.budget import Budget
+
+    return _scenario_job(scenario, Budget(None, deadline).settings(settings, 1 / parts), quiet)
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -206,7 +230,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
         )
     settings = _solver_settings(args, progress=not quiet)
-    plans, baselines = solve_with_extras(loaded.scenarios, settings, quiet=quiet, jobs=args.jobs)
+    plans, baselines = solve_with_extras(
+        loaded.scenarios,
+        settings,
+        quiet=quiet,
+        jobs=args.jobs,
+        budget=command_budget(args.time_limit),
+    )
     run = RunResult(
         plans=tuple(plans),
         input_files=loaded.files,
@@ -277,9 +307,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         ]
     )
     plans: list[Plan] = []
+    budget = command_budget(args.time_limit)
+    count = sum(len(item.scenarios) for item in loaded)
     for item, shown in zip(loaded, names, strict=True):
         scenarios = [replace(s, name=shown[s.name]) for s in item.scenarios]
-        solved = _solve_all(scenarios, settings, quiet=False, jobs=args.jobs)
+        # Each input's scenarios get their part of what is left of the budget.
+        share = len(scenarios) / (count - len(plans))
+        solved = _solve_all(
+            scenarios,
+            settings,
+            quiet=False,
+            jobs=args.jobs,
+            budget=budget.until(budget.share(share) or 0.0) if budget.seconds else None,
+        )
         plans.extend(solved)
     _write(write_comparison, written, plans)
     print(terminal_text(comparison_table(plans)))
@@ -385,7 +425,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     written = _output_path(args.output or _default_output(args.input, "sweep"), base.source_files)
     settings = _solver_settings(args, progress=False, threads=1)
     result = run_sweep(
-        base, specs, settings, jobs=args.jobs, scheduler=args.scheduler, progress=not args.quiet
+        base,
+        specs,
+        settings,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        progress=not args.quiet,
+        budget=command_budget(args.time_limit),
     )
     _write(write_sweep_workbook, written, result)
     for sentence in describe_flips(result):
@@ -419,13 +465,22 @@ _COMMANDS = {
 }
 
 
+# Commands whose first Ctrl-C stops the searches and writes what was found.
+_SEARCHING = frozenset({"solve", "compare", "sweep", "alternatives", "futures"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run gpumix; returns the exit code (the console script exits with it)."""
     command = "gpumix"  # what names a bad command-line argument
+    mark_command_start()  # --time-limit counts from here: reading and writing included
     try:
         args = _build_parser().parse_args(argv)
         command = f"gpumix {args.command}"
-        code = _COMMANDS[args.command](args)
+        if args.command in _SEARCHING:
+            with keeping_work_on_interrupt():
+                code = _COMMANDS[args.command](args)
+        else:
+            code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside this try, not at exit
         return code
     except InputError as exc:
