@@ -31,7 +31,7 @@ from optimizer.analysis.sweep_params import (
 from optimizer.analysis.sweep_search import Flip, find_flips, refine_flips
 from optimizer.currency import USD, money_text
 from optimizer.domain import OfferOption, Scenario
-from optimizer.results import SolverSettings
+from optimizer.results import SolverSettings, SolveStatus
 from optimizer.solve.budget import NO_LIMIT, Budget
 from optimizer.solve.solver import solve_scenario
 
@@ -45,6 +45,8 @@ class SweepResult:
     flips: tuple[Flip, ...] = ()
     base_values: dict[str, float | None] = field(default_factory=dict)  # each spec in the base
     currency: str = USD  # the base scenario's: the label of every money figure (model v2 §E)
+    # Changes of plan next to a plan stopped early: not reported as flips, only counted.
+    unproven: tuple[Flip, ...] = ()
 
     def spec(self, key: str) -> VarySpec:
         for spec in self.specs:
@@ -97,7 +99,9 @@ def run_sweep(
         outcomes = tuple(
             VariantOutcome(v.index, v.setting, s) for v, s in zip(todo, summaries, strict=True)
         )
-        flips = find_flips(outcomes, specs, mode)
+        found = find_flips(outcomes, specs, mode)
+        flips = [f for f in found if f.proven]
+        unproven = tuple(f for f in found if not f.proven)
         if refining and flips and not budget.spent():
             by_key = {s.key: s for s in specs}
             rounds = ProgressBar(refine_steps, label="refine") if progress else None
@@ -124,6 +128,7 @@ def run_sweep(
         flips=tuple(flips),
         base_values={s.key: base_value(base, s) for s in specs},
         currency=base.assumptions.currency,
+        unproven=unproven,
     )
 
 
@@ -143,13 +148,30 @@ def _waves(tasks: int, jobs: int | None, scheduler: str | None) -> int:
 
 def describe_flips(result: SweepResult) -> list[str]:
     """The points where the chosen fleet changes, in words, in sweep order."""
+    unproven = _unproven_sentence(result)
     if not result.flips:
-        if result.outcomes:
+        if result.outcomes and not unproven:
             regimes = {o.summary.regime for o in result.outcomes}
             if len(regimes) == 1:
                 return [f"the plan is the same at every point: {next(iter(regimes)).describe()}"]
+        return unproven
+    return [*(_describe_flip(result, flip) for flip in result.flips), *unproven]
+
+
+def _unproven_sentence(result: SweepResult) -> list[str]:
+    """Changes of plan beside a plan stopped early are counted, not reported as findings."""
+    if not result.unproven:
         return []
-    return [_describe_flip(result, flip) for flip in result.flips]
+    gaps = [o.summary.gap for o in result.outcomes if o.summary.status is SolveStatus.TIME_LIMIT]
+    known = [g for g in gaps if g is not None]
+    widest = f", gaps up to {max(known):.2%}" if known else ""
+    n = len(result.unproven)
+    changes = "change of plan" if n == 1 else "changes of plan"
+    return [
+        f"{n} {changes} between points whose plans were stopped early ({len(gaps)} of "
+        f"{len(result.outcomes)} points{widest}) not reported: a difference inside the plans' "
+        "gaps is not proven; raise --time-limit to settle them"
+    ]
 
 
 def _describe_flip(result: SweepResult, flip: Flip) -> str:

@@ -738,3 +738,21 @@ def test_the_time_budget_is_shared_between_the_grid_and_each_refining_round() ->
     expected = [100.0 / n for n in (6, 5, 4, 3, 2, 1)]
     assert len(rounds) == 6, rounds
     assert all(abs((r or 0.0) - e) < 0.1 for r, e in zip(rounds, expected, strict=True)), rounds
+
+
+def test_a_change_of_plan_beside_plans_stopped_early_is_not_reported_as_a_flip() -> None:
+    """Issue 35 item 4: under a time limit a sweep listed 46 contradictory "plan
+    changes", differences smaller than the plans' gaps."""
+
+    def stopped(s: Scenario, settings: SolverSettings) -> Plan:
+        return replace(hand_solve(s, settings), status=SolveStatus.TIME_LIMIT, gap=0.05)
+
+    result = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=stopped)
+    assert result.flips == () and len(result.unproven) == 1
+    assert describe_flips(result) == [
+        "1 change of plan between points whose plans were stopped early (9 of 9 points, gaps "
+        "up to 5.00%) not reported: a difference inside the plans' gaps is not proven; raise "
+        "--time-limit to settle them"
+    ]
+    proven = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve)
+    assert len(proven.flips) == 1 and proven.unproven == ()
