@@ -162,7 +162,7 @@ def submit_extras(
     from optimizer.solve.interrupt import stop_requested
 
     extras = Extras(plan)
-    if not plan.status.has_plan or stop_requested():  # after a Ctrl-C: write what is known
+    if stop_requested() or not _worth_extras(plan):  # after a Ctrl-C: write what is known
         return extras
     extras.variants = baseline_variants(plan.scenario, plan.options)
     known = [known_plan(v, plan) for v in extras.variants]
@@ -172,13 +172,23 @@ def submit_extras(
     for i in order[:1]:
         if todo[i]:
             futures[i] = variant(i)
-    extras.limits = binding_limits(plan.scenario, plan)
+    extras.limits = binding_limits(plan.scenario, plan) if plan.status.has_plan else []
     extras.raised = [raised(limit) for limit in extras.limits]
     for i in order[1:]:
         if todo[i]:
             futures[i] = variant(i)
     extras.baselines = [futures.get(i, k) for i, k in enumerate(known)]
     return extras
+
+
+def _worth_extras(plan: Plan) -> bool:
+    """A plan gets baselines and shadow prices; so does a search that ended without
+    one (a time limit, a rejected plan): a baseline's plan is then the best known."""
+    from optimizer.results import SolveStatus
+
+    if plan.status.has_plan:
+        return True
+    return plan.status is SolveStatus.ERROR and plan.solver is not None
 
 
 def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:

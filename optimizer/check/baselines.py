@@ -229,8 +229,9 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
     from optimizer.check.rules import check_plan
     from optimizer.currency import money_text
 
-    cost = optimum.total_cost
-    if cost is None or not optimum.status.has_plan:
+    # A search that ended without a plan (time limit): any baseline's plan is better.
+    cost = optimum.total_cost if optimum.status.has_plan else None
+    if cost is None and optimum.status is SolveStatus.INFEASIBLE:
         return optimum
     cheaper = [
         (name, b)
@@ -238,7 +239,7 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
         if b.status.has_plan
         and b.total_cost is not None
         and b.decisions is not None
-        and b.total_cost < cost - HALF_CENT
+        and (cost is None or b.total_cost < cost - HALF_CENT)
     ]
     if not cheaper:
         return optimum
@@ -248,11 +249,20 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
     gap = None if bound is None else max(0.0, total - bound) / max(abs(total), 1e-9)
     proven = bound is not None and total - bound <= HALF_CENT + 1e-9 * abs(total)
     currency = optimum.currency
+    found = (
+        "found none before it stopped"
+        if cost is None
+        else f"stopped at {money_text(cost, currency)}, dearer than this plan"
+    )
     note = (
-        f"this plan is the {name} baseline's: the search for the cheapest plan stopped at "
-        f"{money_text(cost, currency)}, dearer than this plan; proven gap "
+        f"this plan is the {name} baseline's: the search for the cheapest plan {found}; "
+        "proven gap "
         + (f"{gap:.3%}" if gap is not None else "unknown")
-        + (f" (no plan can cost less than {money_text(bound, currency)})" if bound else "")
+        + (
+            f" (no plan can cost less than {money_text(bound, currency)})"
+            if bound is not None
+            else ""
+        )
     )
     solver = optimum.solver
     if solver is not None:

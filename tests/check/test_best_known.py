@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from optimizer.check.baselines import BUY_ONLY, RENT_ONLY, best_known, buy_only, rent_only
 from optimizer.check.rules import check_plan
-from optimizer.results import SolverSettings, SolveStatus
+from optimizer.results import Plan, SolverSettings, SolveStatus
 from tests.check.test_baselines import one_type_base_and_peak
 from tests.checked import solve_checked
 
@@ -66,3 +66,24 @@ def test_a_plan_no_baseline_beats_stays() -> None:
     _, stopped, cheap = _stopped_dear_plan_and_cheap_baseline(bound=20_000.0)
     dearer = replace(cheap, total_cost=(stopped.total_cost or 0.0) + 1.0)
     assert best_known(stopped, {RENT_ONLY: dearer}) is stopped
+
+
+def test_a_search_that_found_no_plan_in_time_reports_the_cheapest_baseline() -> None:
+    """On a large model a short --time-limit can end the full search without a plan
+    while a baseline (fewer choices) found one: that plan is the best known."""
+    s, stopped, cheap = _stopped_dear_plan_and_cheap_baseline(bound=20_000.0)
+    why = ("HiGHS found no plan within the 1 s time limit; raise --time-limit",)
+    none = Plan.without_plan(s, SolveStatus.ERROR, stopped.options, why, stopped.solver)
+    best = best_known(none, {BUY_ONLY: stopped, RENT_ONLY: cheap})
+    assert best.total_cost == cheap.total_cost and best.status is SolveStatus.TIME_LIMIT
+    assert best.diagnostics == (
+        "this plan is the rent only baseline's: the search for the cheapest plan found none "
+        "before it stopped; proven gap 47.090% (no plan can cost less than $20,000.00)",
+        why[0],
+    )
+
+
+def test_an_infeasible_scenario_takes_no_baseline() -> None:
+    s, stopped, cheap = _stopped_dear_plan_and_cheap_baseline(bound=20_000.0)
+    none = Plan.without_plan(s, SolveStatus.INFEASIBLE, stopped.options, ("no",), None)
+    assert best_known(none, {RENT_ONLY: cheap}) is none
