@@ -388,7 +388,7 @@ def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str 
         return f"{name} found no plan before it was {STOPPED_BY_USER}"
     if stop_requested() and status is SolveStatus.TIME_LIMIT:
         return f"{name} was {STOPPED_BY_USER} before proving the plan optimal"
-    limit = f"{settings.time_limit:g} s" if settings.time_limit is not None else "no"
+    limit = f"{seconds_text(settings.time_limit)} s" if settings.time_limit is not None else "no"
     if status is SolveStatus.ERROR:
         if "limit" in raw.lower():
             return (
@@ -399,6 +399,11 @@ def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str 
     if status is SolveStatus.TIME_LIMIT:
         return f"{name} stopped at the {limit} time limit before proving the plan optimal"
     return ""
+
+
+def seconds_text(seconds: float) -> str:
+    """A time limit as people write it: 60, 19.4 (a share of a command's budget), 0.01."""
+    return f"{seconds:g}" if seconds < 1 or seconds == int(seconds) else f"{seconds:.1f}"
 
 
 def _has_integers(problem: pulp.LpProblem) -> bool:

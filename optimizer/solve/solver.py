@@ -32,7 +32,7 @@ from optimizer.results import (
     SolveStatus,
 )
 from optimizer.solve import diagnose
-from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs
+from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs, seconds_text
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
 from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
@@ -85,7 +85,8 @@ def solve_scenario(
     if built is None or (left is not None and left <= 0):
         message = (
             f"building the model took {build_seconds:.1f} s, past the "
-            f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
+            f"{seconds_text(settings.time_limit or 0.0)} s time limit; raise --time-limit or simplify "
+            "the scenario"
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
     picks = pick_groups(built)
