@@ -21,10 +21,11 @@ from pathlib import Path
 from xlsxwriter.exceptions import XlsxWriterException
 
 from optimizer import __version__
-from optimizer.analysis.extras import say as _say
-from optimizer.analysis.extras import solve_plan, solve_with_extras
+from optimizer.analysis.extras import say as _say  # noqa: F401 (cli_alternatives, cli_futures)
+from optimizer.analysis.extras import solve_with_extras
 from optimizer.cli_compare import check_one_currency, column_names
 from optimizer.cli_parser import _build_parser
+from optimizer.cli_scenarios import solve_all
 from optimizer.currency import money_text, one_currency
 from optimizer.domain import Scenario
 from optimizer.errors import (
@@ -39,7 +40,8 @@ from optimizer.inputs.futures_notes import futures_summary
 from optimizer.inputs.price_warnings import scenario_warnings
 from optimizer.reports.safe_files import output_problems, write_atomically
 from optimizer.results import Plan, RunResult, SolverSettings
-from optimizer.solve.cores import usable_cores
+from optimizer.solve.budget import command_budget, mark_command_start
+from optimizer.solve.interrupt import keeping_work_on_interrupt
 
 
 def _solver_settings(
@@ -150,41 +152,6 @@ def _default_output(input_path: Path | None, suffix: str) -> Path:
     return Path.cwd() / f"{stem}-{suffix}.xlsx"
 
 
-def _scenario_job(scenario: Scenario, settings: SolverSettings, quiet: bool) -> Plan:
-    """One scenario's checked plan with its warnings. Module-level so a spawn worker can run it."""
-    return solve_plan(scenario, settings, quiet)[0]
-
-
-def _solve_all(
-    scenarios: Sequence[Scenario],
-    settings: SolverSettings,
-    *,
-    quiet: bool,
-    jobs: int | None,
-) -> list[Plan]:
-    """Every scenario's plan, side by side in worker processes when cores allow.
-
-    Scenarios are independent. ``auto`` races two solvers on two cores, so
-    by default each worker gets two cores: on a 2-core machine the scenarios
-    run one after another, each solve racing HiGHS and SCIP. Other solvers
-    get one core per worker. Workers are spawned; the solver's own progress
-    lines are kept for a single process, where they cannot interleave.
-    (``solve`` adds baselines and shadow prices: ``optimizer.analysis.extras``.)
-    """
-    from optimizer.analysis.executors import open_executor, run_in_order
-
-    cores = usable_cores()
-    cores_per_solve = 2 if settings.solver == "auto" else 1
-    workers = jobs if jobs is not None else max(1, cores // cores_per_solve)
-    workers = max(1, min(workers, len(scenarios)))
-    if workers > 1:
-        settings = replace(settings, progress=False, threads=max(1, cores // workers))
-        _say(quiet, f"solving {len(scenarios)} scenarios in {workers} processes ...")
-    tasks = [(s, settings, quiet) for s in scenarios]
-    with open_executor(jobs=workers, tasks=len(tasks)) as executor:
-        return run_in_order(executor, _scenario_job, tasks)
-
-
 def _cmd_solve(args: argparse.Namespace) -> int:
     from optimizer.inputs.load import load_input
 
@@ -206,7 +173,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
         )
     settings = _solver_settings(args, progress=not quiet)
-    plans, baselines = solve_with_extras(loaded.scenarios, settings, quiet=quiet, jobs=args.jobs)
+    plans, baselines = solve_with_extras(
+        loaded.scenarios,
+        settings,
+        quiet=quiet,
+        jobs=args.jobs,
+        budget=command_budget(args.time_limit),
+    )
     run = RunResult(
         plans=tuple(plans),
         input_files=loaded.files,
@@ -277,9 +250,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         ]
     )
     plans: list[Plan] = []
+    budget = command_budget(args.time_limit)
+    count = sum(len(item.scenarios) for item in loaded)
     for item, shown in zip(loaded, names, strict=True):
         scenarios = [replace(s, name=shown[s.name]) for s in item.scenarios]
-        solved = _solve_all(scenarios, settings, quiet=False, jobs=args.jobs)
+        # Each input's scenarios get their part of what is left of the budget.
+        share = len(scenarios) / (count - len(plans))
+        solved = solve_all(
+            scenarios,
+            settings,
+            quiet=False,
+            jobs=args.jobs,
+            budget=budget.until(budget.share(share) or 0.0) if budget.seconds else None,
+        )
         plans.extend(solved)
     _write(write_comparison, written, plans)
     print(terminal_text(comparison_table(plans)))
@@ -385,7 +368,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     written = _output_path(args.output or _default_output(args.input, "sweep"), base.source_files)
     settings = _solver_settings(args, progress=False, threads=1)
     result = run_sweep(
-        base, specs, settings, jobs=args.jobs, scheduler=args.scheduler, progress=not args.quiet
+        base,
+        specs,
+        settings,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        progress=not args.quiet,
+        budget=command_budget(args.time_limit),
     )
     _write(write_sweep_workbook, written, result)
     for sentence in describe_flips(result):
@@ -426,13 +415,22 @@ _COMMANDS = {
 }
 
 
+# Commands whose first Ctrl-C stops the searches and writes what was found.
+_SEARCHING = frozenset({"solve", "compare", "sweep", "alternatives", "futures"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run gpumix; returns the exit code (the console script exits with it)."""
     command = "gpumix"  # what names a bad command-line argument
+    mark_command_start()  # --time-limit counts from here: reading and writing included
     try:
         args = _build_parser().parse_args(argv)
         command = f"gpumix {args.command}"
-        code = _COMMANDS[args.command](args)
+        if args.command in _SEARCHING:
+            with keeping_work_on_interrupt():
+                code = _COMMANDS[args.command](args)
+        else:
+            code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside this try, not at exit
         return code
     except InputError as exc:

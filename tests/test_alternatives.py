@@ -589,3 +589,22 @@ def test_a_negative_optimum_gets_its_alternatives_within_the_slack_above_it() ->
 
     words = describe_change(result.optimum, result.alternatives[0].plan)
     assert words.startswith("same GPUs as the optimum: +0.0% cost"), words
+
+
+def test_a_goal_not_proven_best_shows_its_gap_on_its_terminal_line() -> None:
+    """Issue 35 item 3: "least capital $356,000" was read as the least, with a 100 % gap
+    shown only in the workbook, while a $0-capex plan lay inside the slack."""
+    from optimizer.cli_alternatives import _alternative_lines
+
+    case = tiny_case(4)
+    result = run_alternatives(
+        case.scenario, SETTINGS, [Goal.LEAST_CAPEX], 0.02, jobs=1, estimates=case.estimates
+    )
+    (proven,) = _alternative_lines(result)
+    assert "not proven" not in proven
+    stopped = replace(result.alternatives[0], goal_status=SolveStatus.TIME_LIMIT, goal_gap=1.0)
+    (line,) = _alternative_lines(replace(result, alternatives=(stopped,)))
+    assert line == proven + (
+        " [goal not proven best (time_limit, gap 100.00%): a better value may exist within "
+        "the slack]"
+    )

@@ -661,9 +661,10 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
 @pytest.mark.parametrize(
     ("command", "says"),
     [
-        ("solve", "stop each solve after this long (each plan, and each baseline and shadow"),
-        ("sweep", "stop each solve after this long"),
-        ("alternatives", "stop the cheapest plan's solve, and each goal's two solves together"),
+        ("solve", "the whole command's time, from start to written result: plans first"),
+        ("compare", "the whole command's time, from start to written result: plans first"),
+        ("sweep", "the whole command's time, from start to written result: plans first"),
+        ("alternatives", "the whole command's time, from start to written result: plans first"),
         (
             "futures",
             "the whole command's time: each step before the shared plan gets at most a quarter",
@@ -673,8 +674,8 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
 def test_time_limit_help_says_what_it_bounds_for_each_command(
     command: str, says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An outside audit read "stop each solve" as a bound on the whole command: futures
-    spends one budget over all its steps, solve one per solve (baselines too)."""
+    """An outside audit read "stop each solve" as a bound on the whole command: now it is,
+    for every command."""
     with pytest.raises(SystemExit):
         main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())

@@ -24,6 +24,7 @@ from optimizer.domain import Scenario
 from optimizer.model.goal_names import Goal
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve.alternative import AlternativeSolve, solve_alternative
+from optimizer.solve.budget import NO_LIMIT, Budget
 from optimizer.solve.cores import usable_cores
 
 # The goals in the order their solves start: those whose solves take longest
@@ -69,6 +70,10 @@ class AlternativesResult:
     workers: int
 
 
+# With --time-limit, the cheapest plan's share of the budget; the goals get the rest.
+OPTIMUM_SHARE = 0.4
+
+
 def run_alternatives(
     scenario: Scenario,
     settings: SolverSettings,
@@ -77,10 +82,14 @@ def run_alternatives(
     *,
     jobs: int | None = None,
     estimates: Sequence[PairEstimate] | None = None,
+    budget: Budget | None = None,
 ) -> AlternativesResult:
     """The optimum and one checked alternative per goal (in ``goals`` order).
 
     ``estimates`` default to the estimator's (tests hand in their own).
+    ``budget`` (the command's ``--time-limit``): the optimum gets
+    :data:`OPTIMUM_SHARE` of it, the goals what is left, in waves of one
+    goal per worker, each wave an equal part.
     """
     from optimizer.estimate.pairs import estimate_pairs
 
@@ -94,7 +103,10 @@ def run_alternatives(
             {v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None}
         )
 
-    optimum = solve_and_verify(scenario, settings, estimates, keep_values)
+    budget = budget or NO_LIMIT
+    optimum = solve_and_verify(
+        scenario, budget.settings(settings, OPTIMUM_SHARE), estimates, keep_values
+    )
     optimum_seconds = time.perf_counter() - begun
     values = {g: goal_value(optimum, g) for g in goals}
     if not optimum.status.has_plan:
@@ -131,6 +143,7 @@ def run_alternatives(
     # solve_alternative) only when that total is proven cheapest.
     proven = None if diagnostics else optimum_total
     workers, worker_settings = _workers(settings, len(goals), jobs)
+    worker_settings = budget.settings(worker_settings, 1 / -(-len(goals) // workers))
     tasks = [
         (scenario, estimates, worker_settings, goal, limit, start, values[goal], proven)
         for goal in goals

@@ -61,7 +61,7 @@ def open_executor(
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=die_with_parent,
+        initializer=start_worker,
         initargs=(os.getpid(),),
     )
     try:
@@ -72,6 +72,15 @@ def open_executor(
 
 # How often a worker looks whether the process that started it is still there.
 PARENT_WATCH_SECONDS = 0.5
+
+
+def start_worker(parent: int) -> None:
+    """Pool initializer: die with the parent; a Ctrl-C stops the worker's solves, keeping
+    their best plans (:mod:`optimizer.solve.interrupt`), instead of raising in them."""
+    from optimizer.solve.interrupt import install_in_worker
+
+    install_in_worker()
+    die_with_parent(parent)
 
 
 def die_with_parent(parent: int) -> None:

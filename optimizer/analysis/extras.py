@@ -26,6 +26,7 @@ passes the independent checker.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ from typing import Any
 from optimizer.domain import Scenario
 from optimizer.errors import terminal_text
 from optimizer.results import Plan, SolverSettings
+from optimizer.solve.budget import Budget
 
 
 def say(quiet: bool, text: str) -> None:
@@ -88,8 +90,54 @@ class Extras:
     raised: list[Future[Plan]] = field(default_factory=list)
 
 
+# Without --time-limit the extras together get as long as the plans took, and at least this.
+EXTRAS_AT_LEAST_S = 5.0
+# With --time-limit the plans get this share of the budget; the extras what the plans leave.
+PLANS_SHARE = 0.75
+
+
+def _out_of_time(scenario: Scenario, part: str) -> Plan:
+    from optimizer.results import SolveStatus
+    from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
+
+    why = STOPPED_BY_USER if stop_requested() else "the time budget was spent"
+    return Plan.without_plan(scenario, SolveStatus.ERROR, (), (f"{part} not solved: {why}",), None)
+
+
+def variant_before(deadline: float, variant: Any, settings: SolverSettings) -> Plan:
+    """A baseline's plan within what is left until ``deadline`` (``time.monotonic()``).
+
+    Module-level, so that a spawned worker can run it: a worker reads the
+    same clock, so a solve that waited in the queue gets only what is left.
+    """
+    from optimizer.check.baselines import solve_variant
+    from optimizer.solve.budget import Budget
+
+    budget = Budget(None, deadline)
+    if budget.spent():
+        return _out_of_time(variant.scenario, "baseline")
+    return solve_variant(variant, budget.settings(settings))
+
+
+def raised_before(
+    deadline: float, limit: Any, settings: SolverSettings, estimates: Any, start: Any
+) -> Plan:
+    """A shadow price's re-solve within what is left until ``deadline`` (as :func:`variant_before`)."""
+    from optimizer.solve.budget import Budget
+    from optimizer.solve.shadow import solve_raised
+
+    budget = Budget(None, deadline)
+    if budget.spent():
+        return _out_of_time(limit.raised, "shadow price")
+    return solve_raised(limit, budget.settings(settings), estimates, start)
+
+
 def submit_extras(
-    pool: Executor, plan: Plan, start: dict[str, float], settings: SolverSettings
+    pool: Executor,
+    plan: Plan,
+    start: dict[str, float],
+    settings: SolverSettings,
+    deadline: float | None = None,
 ) -> Extras:
     """Every solve the plan's extras need, longest first (buy only, then the shadow prices)."""
     from optimizer.check.baselines import (
@@ -101,8 +149,20 @@ def submit_extras(
     )
     from optimizer.solve.shadow import binding_limits, solve_raised
 
+    def variant(i: int) -> Future[Plan]:
+        if deadline is None:
+            return pool.submit(solve_variant, extras.variants[i], settings)
+        return pool.submit(variant_before, deadline, extras.variants[i], settings)
+
+    def raised(limit: Any) -> Future[Plan]:
+        if deadline is None:
+            return pool.submit(solve_raised, limit, settings, plan.options, start)
+        return pool.submit(raised_before, deadline, limit, settings, plan.options, start)
+
+    from optimizer.solve.interrupt import stop_requested
+
     extras = Extras(plan)
-    if not plan.status.has_plan:
+    if stop_requested() or not _worth_extras(plan):  # after a Ctrl-C: write what is known
         return extras
     extras.variants = baseline_variants(plan.scenario, plan.options)
     known = [known_plan(v, plan) for v in extras.variants]
@@ -111,20 +171,29 @@ def submit_extras(
     futures: dict[int, Future[Plan]] = {}
     for i in order[:1]:
         if todo[i]:
-            futures[i] = pool.submit(solve_variant, extras.variants[i], settings)
-    extras.limits = binding_limits(plan.scenario, plan)
-    extras.raised = [
-        pool.submit(solve_raised, limit, settings, plan.options, start) for limit in extras.limits
-    ]
+            futures[i] = variant(i)
+    extras.limits = binding_limits(plan.scenario, plan) if plan.status.has_plan else []
+    extras.raised = [raised(limit) for limit in extras.limits]
     for i in order[1:]:
         if todo[i]:
-            futures[i] = pool.submit(solve_variant, extras.variants[i], settings)
+            futures[i] = variant(i)
     extras.baselines = [futures.get(i, k) for i, k in enumerate(known)]
     return extras
 
 
+def _worth_extras(plan: Plan) -> bool:
+    """A plan gets baselines and shadow prices; so does a search that ended without
+    one (a time limit, a rejected plan): a baseline's plan is then the best known."""
+    from optimizer.results import SolveStatus
+
+    if plan.status.has_plan:
+        return True
+    return plan.status is SolveStatus.ERROR and plan.solver is not None
+
+
 def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
-    from optimizer.check.baselines import pick_baselines
+    """The plan with its shadow prices, and its baselines; a cheaper baseline is the plan."""
+    from optimizer.check.baselines import best_known, pick_baselines
     from optimizer.solve.shadow import prices_from
 
     plan = extras.plan
@@ -133,7 +202,8 @@ def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
     raised = [f.result() for f in extras.raised]
     plan = replace(plan, shadow_prices=prices_from(plan, extras.limits, raised))
     plans = [b.result() if isinstance(b, Future) else b for b in extras.baselines]
-    return plan, pick_baselines(extras.variants, plans)
+    baselines = pick_baselines(extras.variants, plans)
+    return best_known(plan, baselines), baselines
 
 
 def extra_settings(settings: SolverSettings, jobs: int | None) -> tuple[int, SolverSettings]:
@@ -161,6 +231,7 @@ def solve_with_extras(
     *,
     quiet: bool,
     jobs: int | None,
+    budget: Budget | None = None,
 ) -> tuple[list[Plan], dict[str, dict[str, Plan]]]:
     """Every scenario's plan, shadow prices and baselines (keyed by scenario name).
 
@@ -168,30 +239,60 @@ def solve_with_extras(
     this process, one solve after another). ``auto`` keeps its race for the
     plans, in this process; every other solve gets one solver thread (with
     ``auto``, SCIP).
+
+    ``budget`` (the command's ``--time-limit``): the plans come first and
+    get :data:`PLANS_SHARE` of it (each scenario an equal part of what is
+    left when it starts); the extras, side by side, get what is left. Without
+    a limit the plans are proven, and the extras together get as long as the
+    plans took (at least :data:`EXTRAS_AT_LEAST_S`), each stopping with its
+    proven gap shown.
     """
     from optimizer.analysis.executors import open_executor
+    from optimizer.solve.budget import NO_LIMIT
 
+    budget = budget or NO_LIMIT
+    began = time.monotonic()
     workers, extras = extra_settings(settings, jobs)
     plans_here = workers == 1 or settings.solver == "auto"
     one_thread = replace(settings, progress=False, threads=1)
+    plans_end = budget.until(budget.share(PLANS_SHARE) or 0.0) if budget.seconds else budget
     # A race's winner can depend on timing, so with ``auto`` the plans are
     # raced first, alone on the cores as before, and the pool starts after.
-    solved = [solve_plan(s, settings, quiet) for s in scenarios] if plans_here else []
+    solved = (
+        [
+            solve_plan(s, plans_end.settings(settings, 1 / (len(scenarios) - i)), quiet)
+            for i, s in enumerate(scenarios)
+        ]
+        if plans_here
+        else []
+    )
     if workers > 1:
         say(quiet, f"baselines and shadow prices in {workers} processes ...")
     with open_executor(jobs=workers) as pool:
         in_flight: list[Extras | None] = [None] * len(scenarios)
         if plans_here:
+            deadline = _extras_deadline(budget, began)
             for i, (plan, start) in enumerate(solved):
-                in_flight[i] = submit_extras(pool, plan, start, extras)
+                in_flight[i] = submit_extras(pool, plan, start, extras, deadline)
         else:
+            # Side by side: each plan gets the plans' share of the budget.
+            plan_settings = plans_end.settings(one_thread)
             futures = {
-                pool.submit(solve_plan, s, one_thread, quiet): i for i, s in enumerate(scenarios)
+                pool.submit(solve_plan, s, plan_settings, quiet): i for i, s in enumerate(scenarios)
             }
             for future in as_completed(futures):
                 plan, start = future.result()
-                in_flight[futures[future]] = submit_extras(pool, plan, start, extras)
+                deadline = _extras_deadline(budget, began)
+                in_flight[futures[future]] = submit_extras(pool, plan, start, extras, deadline)
         results = [collect_extras(one) for one in in_flight if one is not None]
     plans = [plan for plan, _ in results]
     baselines = {plan.name: extra for plan, extra in results if extra}
     return plans, baselines
+
+
+def _extras_deadline(budget: Budget, began: float) -> float:
+    """When the extras must stop (``time.monotonic()``): the budget's end, or without a
+    limit as long again as the plans took so far, at least :data:`EXTRAS_AT_LEAST_S`."""
+    if budget.deadline is not None:
+        return budget.deadline
+    return time.monotonic() + max(EXTRAS_AT_LEAST_S, time.monotonic() - began)

@@ -31,7 +31,8 @@ from optimizer.analysis.sweep_params import (
 from optimizer.analysis.sweep_search import Flip, find_flips, refine_flips
 from optimizer.currency import USD, money_text
 from optimizer.domain import OfferOption, Scenario
-from optimizer.results import SolverSettings
+from optimizer.results import SolverSettings, SolveStatus
+from optimizer.solve.budget import NO_LIMIT, Budget
 from optimizer.solve.solver import solve_scenario
 
 
@@ -44,6 +45,8 @@ class SweepResult:
     flips: tuple[Flip, ...] = ()
     base_values: dict[str, float | None] = field(default_factory=dict)  # each spec in the base
     currency: str = USD  # the base scenario's: the label of every money figure (model v2 §E)
+    # Changes of plan next to a plan stopped early: not reported as flips, only counted.
+    unproven: tuple[Flip, ...] = ()
 
     def spec(self, key: str) -> VarySpec:
         for spec in self.specs:
@@ -63,6 +66,7 @@ def run_sweep(
     *,
     tornado: bool | None = None,
     refine_steps: int = 6,
+    budget: Budget | None = None,
 ) -> SweepResult:
     """Solve every variant and find where the fleet flips.
 
@@ -73,27 +77,41 @@ def run_sweep(
     ``refine_steps`` rounds of bisection (each round halves every bracket,
     with all brackets' midpoints solved together); 0 keeps the grid's brackets.
     ``solve`` is a parameter so that tests can stand in for the solver.
+    ``budget`` (the command's ``--time-limit``) is shared out: the grid gets
+    :data:`GRID_SHARE` of it (all of it when nothing is refined), each
+    bisection round an equal part of the rest.
     """
     mode = sweep_mode(specs, tornado)
     todo = variants(base, specs, tornado)
     worker_settings = replace(settings, threads=1, progress=False)
+    budget = budget or NO_LIMIT
+    refining = refine_steps > 0 and mode is not SweepMode.GRID
+    # With --time-limit: the grid's variants side by side, in waves of one per
+    # worker, each wave an equal part of the grid's share; bisection gets the rest.
+    grid = budget.settings(
+        worker_settings, (GRID_SHARE if refining else 1.0) / _waves(len(todo), jobs, scheduler)
+    )
     bar = ProgressBar(len(todo)) if progress else None
     with open_executor(jobs, scheduler, tasks=len(todo)) as executor:
         summaries = run_in_order(
-            executor, solve_summary, [(solve, v.scenario, worker_settings) for v in todo], bar
+            executor, solve_summary, [(solve, v.scenario, grid) for v in todo], bar
         )
         outcomes = tuple(
             VariantOutcome(v.index, v.setting, s) for v, s in zip(todo, summaries, strict=True)
         )
-        flips = find_flips(outcomes, specs, mode)
-        if refine_steps > 0 and mode is not SweepMode.GRID and flips:
+        found = find_flips(outcomes, specs, mode)
+        flips = [f for f in found if f.proven]
+        unproven = tuple(f for f in found if not f.proven)
+        if refining and flips and not budget.spent():
             by_key = {s.key: s for s in specs}
             rounds = ProgressBar(refine_steps, label="refine") if progress else None
+            left = [refine_steps]
 
             def solve_points(points: Sequence[tuple[str, float]]) -> list[PlanSummary]:
-                jobs_args = [
-                    (solve, apply_setting(base, by_key, (p,)), worker_settings) for p in points
-                ]
+                share = 1 / (max(1, left[0]) * _waves(len(points), jobs, scheduler))
+                left[0] -= 1
+                each = budget.settings(worker_settings, share)
+                jobs_args = [(solve, apply_setting(base, by_key, (p,)), each) for p in points]
                 summaries = run_in_order(executor, solve_summary, jobs_args)
                 if rounds is not None:
                     rounds.advance()
@@ -110,18 +128,50 @@ def run_sweep(
         flips=tuple(flips),
         base_values={s.key: base_value(base, s) for s in specs},
         currency=base.assumptions.currency,
+        unproven=unproven,
     )
+
+
+# With --time-limit, the grid's share of the budget when flips are refined after it.
+GRID_SHARE = 0.6
+
+
+def _waves(tasks: int, jobs: int | None, scheduler: str | None) -> int:
+    """How many rounds ``tasks`` solves take on the workers ``open_executor`` starts."""
+    import multiprocessing
+
+    if scheduler is not None:
+        return 1  # a cluster: assume a worker per task
+    workers = jobs if jobs is not None else (multiprocessing.cpu_count() or 1)
+    return max(1, -(-tasks // max(1, min(workers, tasks))))
 
 
 def describe_flips(result: SweepResult) -> list[str]:
     """The points where the chosen fleet changes, in words, in sweep order."""
+    unproven = _unproven_sentence(result)
     if not result.flips:
-        if result.outcomes:
+        if result.outcomes and not unproven:
             regimes = {o.summary.regime for o in result.outcomes}
             if len(regimes) == 1:
                 return [f"the plan is the same at every point: {next(iter(regimes)).describe()}"]
+        return unproven
+    return [*(_describe_flip(result, flip) for flip in result.flips), *unproven]
+
+
+def _unproven_sentence(result: SweepResult) -> list[str]:
+    """Changes of plan beside a plan stopped early are counted, not reported as findings."""
+    if not result.unproven:
         return []
-    return [_describe_flip(result, flip) for flip in result.flips]
+    gaps = [o.summary.gap for o in result.outcomes if o.summary.status is SolveStatus.TIME_LIMIT]
+    known = [g for g in gaps if g is not None]
+    widest = f", gaps up to {max(known):.2%}" if known else ""
+    n = len(result.unproven)
+    changes = "change of plan" if n == 1 else "changes of plan"
+    return [
+        f"{n} {changes} between points whose plans were stopped early ({len(gaps)} of "
+        f"{len(result.outcomes)} points{widest}) not reported: a difference inside the plans' "
+        "gaps is not proven; raise --time-limit to settle them"
+    ]
 
 
 def _describe_flip(result: SweepResult, flip: Flip) -> str:

@@ -120,6 +120,7 @@ class PlanSummary:
     diagnostics: tuple[str, ...] = ()
     # Wall time of the worker's solve (estimate, build, solve); not part of the answer.
     seconds: float = field(default=0.0, compare=False)
+    gap: float | None = field(default=None, compare=False)  # proven gap of a plan stopped early
 
     @property
     def regime(self) -> Regime:
@@ -168,6 +169,7 @@ def summarize_plan(plan: Plan) -> PlanSummary:
         costs=dict(plan.costs),
         fleet=fleet,
         diagnostics=plan.diagnostics[:3] if not plan.status.has_plan else (),
+        gap=plan.gap,
     )
 
 

@@ -15,6 +15,7 @@ from itertools import pairwise
 
 from optimizer.analysis.sweep_outcomes import PlanSummary, Regime, VariantOutcome
 from optimizer.analysis.sweep_params import Setting, SweepMode, VarySpec
+from optimizer.results import SolveStatus
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class Flip:
     after: Regime
     refined: bool = False
     fixed: Setting = ()
+    # Both neighbours' plans proven: a change between plans stopped early (time
+    # limit) can be the searches' artefact, not the parameter's (issue 35 item 4).
+    proven: bool = True
 
     @property
     def point(self) -> float:
@@ -77,7 +81,18 @@ def _flips_along(key: str, line: Sequence[VariantOutcome], fixed: Setting) -> li
         if lo.summary.regime != hi.summary.regime:
             low, high = lo.value(key), hi.value(key)
             assert low is not None and high is not None  # every outcome on the line sets key
-            flips.append(Flip(key, low, high, lo.summary.regime, hi.summary.regime, fixed=fixed))
+            proven = SolveStatus.TIME_LIMIT not in (lo.summary.status, hi.summary.status)
+            flips.append(
+                Flip(
+                    key,
+                    low,
+                    high,
+                    lo.summary.regime,
+                    hi.summary.regime,
+                    fixed=fixed,
+                    proven=proven,
+                )
+            )
     return flips
 
 

@@ -196,7 +196,8 @@ def _charts(workbook: Any, ws: Any, row: int, result: SweepResult) -> None:
     mix.set_legend({"position": "bottom"})
     # Columns A (36) and B (100) are about 960 px: a chart in each half.
     ws.insert_chart(row, 0, cost, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE})
-    ws.insert_chart(row, 1, mix, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE, "x_offset": 235})
+    if gpus or hours:  # no variant planned in time: no mix to draw (an empty chart is an error)
+        ws.insert_chart(row, 1, mix, {"x_scale": 1.0, "y_scale": CHART_Y_SCALE, "x_offset": 235})
 
 
 Legend = list[tuple[str, str]]  # (Variants column, the series' short name)

@@ -9,7 +9,7 @@ small capex budget) is reported as having no plan, never as a zero cost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from optimizer.check.tolerances import HALF_CENT
@@ -212,3 +212,75 @@ def solve_baselines(
 
 def _only(estimates: tuple[PairEstimate, ...], gpus: set[str]) -> tuple[PairEstimate, ...]:
     return tuple(e for e in estimates if e.gpu in gpus)
+
+
+def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
+    """The cheapest plan the run knows: ``optimum``, or a baseline cheaper than it.
+
+    Every baseline is a plan of the same model with fewer choices, so when a
+    search stopped early (time limit, Ctrl-C) a baseline can be cheaper than
+    the plan it found (an outside audit: a "saving" of -$6,770.74 against
+    rent only). Such a baseline is reported as the plan, when the independent
+    checker accepts it under the full scenario: its status and gap are
+    measured against the full search's proven bound, and its solver name and
+    first diagnostic say where it came from. Shadow prices were priced from
+    the other plan, so none are kept.
+    """
+    from optimizer.check.rules import check_plan
+    from optimizer.currency import money_text
+
+    # A search that ended without a plan (time limit): any baseline's plan is better.
+    cost = optimum.total_cost if optimum.status.has_plan else None
+    if cost is None and optimum.status is SolveStatus.INFEASIBLE:
+        return optimum
+    cheaper = [
+        (name, b)
+        for name, b in baselines.items()
+        if b.status.has_plan
+        and b.total_cost is not None
+        and b.decisions is not None
+        and (cost is None or b.total_cost < cost - HALF_CENT)
+    ]
+    if not cheaper:
+        return optimum
+    name, best = min(cheaper, key=lambda item: _cost(item[1]))
+    total = best.total_cost or 0.0
+    bound = optimum.solver.bound if optimum.solver is not None else None
+    gap = None if bound is None else max(0.0, total - bound) / max(abs(total), 1e-9)
+    proven = bound is not None and total - bound <= HALF_CENT + 1e-9 * abs(total)
+    currency = optimum.currency
+    found = (
+        "found none before it stopped"
+        if cost is None
+        else f"stopped at {money_text(cost, currency)}, dearer than this plan"
+    )
+    note = (
+        f"this plan is the {name} baseline's: the search for the cheapest plan {found}; "
+        "proven gap "
+        + (f"{gap:.3%}" if gap is not None else "unknown")
+        + (
+            f" (no plan can cost less than {money_text(bound, currency)})"
+            if bound is not None
+            else ""
+        )
+    )
+    solver = optimum.solver
+    if solver is not None:
+        solver = replace(solver, name=f"{solver.name}; plan from the {name} baseline")
+    plan = replace(
+        best,
+        scenario=optimum.scenario,
+        options=optimum.options,
+        status=SolveStatus.OPTIMAL if proven else SolveStatus.TIME_LIMIT,
+        gap=gap,
+        solver=solver,
+        shadow_prices=(),
+        diagnostics=(note, *optimum.diagnostics),
+    )
+    if check_plan(optimum.scenario, plan, optimum.options).violations:
+        return optimum
+    return plan
+
+
+def _cost(plan: Plan) -> float:
+    return plan.total_cost if plan.total_cost is not None else float("inf")

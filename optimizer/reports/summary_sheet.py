@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from optimizer.check.baselines import BASELINE_NAMES, BEST_SINGLE_GPU, RENT_ONLY
+from optimizer.check.baselines import BASELINE_NAMES, RENT_ONLY
 from optimizer.currency import money_format
 from optimizer.domain import CostCategory
 from optimizer.reports.at_a_glance import (
@@ -20,6 +20,7 @@ from optimizer.reports.at_a_glance import (
     payback_text,
     recommendation,
 )
+from optimizer.reports.baseline_note import baseline_note
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
 from optimizer.reports.sheet_grid import (
     Chart,
@@ -31,7 +32,7 @@ from optimizer.reports.sheet_grid import (
     finite_or_none,
 )
 from optimizer.reports.sheet_names import AUDIT, SUMMARY
-from optimizer.results import Plan, RunResult, SolveStatus
+from optimizer.results import Plan, RunResult
 
 
 def _money(plan: Plan, value: float | None) -> float | None:
@@ -253,7 +254,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                         cached,
                         Style.MONEY_FORMULA,
                     )
-        notes = [_baseline_note(name, run.baselines.get(p.name, {}).get(name)) for p in plans]
+        notes = [baseline_note(name, run.baselines.get(p.name, {}).get(name), p) for p in plans]
         if any(notes):
             r = label(f"{name}: note")
             for j, note in enumerate(notes):
@@ -430,20 +431,6 @@ def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: i
 
 def _rent_only(run: RunResult, plan: Plan) -> Plan | None:
     return run.baselines.get(plan.name, {}).get(RENT_ONLY)
-
-
-def _baseline_note(name: str, baseline: Plan | None) -> str:
-    """Which GPU type the single-type baseline kept, and whether its cost is only a bound."""
-    if baseline is None or not baseline.status.has_plan:
-        return ""
-    parts = []
-    if name == BEST_SINGLE_GPU and len(baseline.scenario.gpus) == 1:
-        parts.append(f"only {baseline.scenario.gpus[0].name}")
-    if baseline.status is SolveStatus.TIME_LIMIT:
-        # Stopped early: its cost is an upper bound, so the saving may be smaller.
-        gap = f", gap {baseline.gap:.1%}" if baseline.gap is not None else ""
-        parts.append(f"time limit{gap}: saving at most this")
-    return "; ".join(parts)
 
 
 def _sales(plan: Plan) -> float:

@@ -196,13 +196,14 @@ def _run_highs(
     import highspy
 
     extra: dict[str, Any] = dict(options or {})
-    if settings.progress:
-        kinds = highspy.cb.HighsCallbackType
-        extra["callbackTuple"] = (_Progress(settings.currency), None)
-        extra["callbacksToActivate"] = [
-            kinds.kCallbackMipInterrupt,
-            kinds.kCallbackMipImprovingSolution,
-        ]
+    kinds = highspy.cb.HighsCallbackType
+    # Always a callback: it is where a Ctrl-C (optimizer.solve.interrupt) stops
+    # the search, and where Python gets to run its signal handler at all.
+    extra["callbackTuple"] = (_stoppable(settings), None)
+    extra["callbacksToActivate"] = [
+        kinds.kCallbackMipInterrupt,
+        kinds.kCallbackMipImprovingSolution,
+    ]
     solver = highs_solver(settings, **extra)
     solver.createAndConfigureSolver(problem)
     solver.buildSolverModel(problem)
@@ -241,6 +242,24 @@ def _run_highs(
         message=_message(status, "HiGHS", settings, outcome.raw),
         bound=float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None,
     )
+
+
+def _stoppable(settings: SolverSettings) -> Any:
+    """HiGHS's callback: progress lines when asked for, and a stop on Ctrl-C."""
+    import highspy
+
+    from optimizer.solve.interrupt import stop_requested
+
+    interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
+    progress = _Progress(settings.currency) if settings.progress else None
+
+    def callback(kind: Any, message: str, data_out: Any, data_in: Any, user: Any) -> None:
+        if progress is not None:
+            progress(kind, message, data_out, data_in, user)
+        if kind == interrupt and stop_requested():
+            data_in.user_interrupt = True
+
+    return callback
 
 
 def _objective_agrees(problem: pulp.LpProblem, reported: float | None) -> bool:
@@ -363,7 +382,13 @@ def _solve_status(
 
 
 def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str = "") -> str:
-    limit = f"{settings.time_limit:g} s" if settings.time_limit is not None else "no"
+    from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
+
+    if stop_requested() and status is SolveStatus.ERROR:
+        return f"{name} found no plan before it was {STOPPED_BY_USER}"
+    if stop_requested() and status is SolveStatus.TIME_LIMIT:
+        return f"{name} was {STOPPED_BY_USER} before proving the plan optimal"
+    limit = f"{seconds_text(settings.time_limit)} s" if settings.time_limit is not None else "no"
     if status is SolveStatus.ERROR:
         if "limit" in raw.lower():
             return (
@@ -374,6 +399,11 @@ def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str 
     if status is SolveStatus.TIME_LIMIT:
         return f"{name} stopped at the {limit} time limit before proving the plan optimal"
     return ""
+
+
+def seconds_text(seconds: float) -> str:
+    """A time limit as people write it: 60, 19.4 (a share of a command's budget), 0.01."""
+    return f"{seconds:g}" if seconds < 1 or seconds == int(seconds) else f"{seconds:.1f}"
 
 
 def _has_integers(problem: pulp.LpProblem) -> bool:

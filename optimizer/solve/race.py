@@ -40,6 +40,7 @@ from optimizer.solve.adapters import (
     highs_solver,
     limit_from_now,
 )
+from optimizer.solve.interrupt import stop_requested
 from optimizer.solve.progress import ProgressLine, finite
 from optimizer.solve.scip import (
     REPORT_EVERY_S,
@@ -133,11 +134,11 @@ def _run_race(
         # HiGHS asks whether to stop thousands of times a second; most answers
         # only look at the flag, so HiGHS's callbacks hold Python's lock briefly.
         if kind == interrupt and not race.due(HIGHS):
-            if race.stop.is_set():
+            if race.stop.is_set() or stop_requested():
                 data_in.user_interrupt = True
             return
         stop = race.report(HIGHS, data_out.mip_primal_bound, data_out.mip_dual_bound)
-        if stop and kind == interrupt:
+        if (stop or stop_requested()) and kind == interrupt:
             data_in.user_interrupt = True
 
     kinds = highspy.cb.HighsCallbackType

@@ -48,7 +48,11 @@ def build_scip_model(problem: pulp.LpProblem, settings: SolverSettings) -> Any:
         gapAbs=PROOF_TOLERANCE_USD,
     )
     solver.buildSolverModel(problem)
-    return problem.solverModel
+    model = problem.solverModel
+    # SCIP would catch Ctrl-C for its own search only, hiding it from gpumix's
+    # handler (optimizer.solve.interrupt), which stops every search.
+    model.setParam("misc/catchctrlc", False)
+    return model
 
 
 def scip_outcome(model: Any) -> tuple[SolveStatus, float | None, float | None]:
@@ -99,10 +103,13 @@ def _run_scip(
     limit_from_now(deadline, scip=model)
     if start:
         add_scip_start(problem, model, start)
-    if settings.progress:
-        model.includeEventhdlr(
-            scip_watch(ProgressLine(settings.currency).report), "gpumix-watch", "progress"
-        )
+    # Always watched: the watch is where a Ctrl-C stops SCIP's search.
+    progress = ProgressLine(settings.currency).report if settings.progress else None
+    model.includeEventhdlr(
+        scip_watch(lambda plan, bound: progress is not None and progress(plan, bound)),
+        "gpumix-watch",
+        "progress",
+    )
     model.optimizeNogil()
     status, plan, bound = scip_outcome(model)
     if status.has_plan:
@@ -156,6 +163,8 @@ def scip_watch(
     """
     from pyscipopt import SCIP_EVENTTYPE, SCIP_STAGE, Eventhdlr
 
+    from optimizer.solve.interrupt import stop_requested
+
     interruptible = {
         SCIP_STAGE.TRANSFORMED,
         SCIP_STAGE.INITPRESOLVE,
@@ -183,6 +192,7 @@ def scip_watch(
                 stop = report(plan, float(model.getDualbound()))
             else:
                 stop = stopped()
+            stop = stop or stop_requested()
             # SCIP takes an interrupt only in some stages (not while it starts
             # the search, when a first plan may already be found); in any
             # other the race's stop flag is seen again at the next event.

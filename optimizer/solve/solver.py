@@ -32,9 +32,10 @@ from optimizer.results import (
     SolveStatus,
 )
 from optimizer.solve import diagnose
-from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs
+from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs, seconds_text
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
+from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
 from optimizer.solve.warm_start import pick_groups
 
 
@@ -67,6 +68,10 @@ def solve_scenario(
     if unplannable:
         return Plan.without_plan(scenario, SolveStatus.INFEASIBLE, options, unplannable, None)
 
+    if stop_requested():  # Ctrl-C came before this solve began: leave it, say why
+        why = (f"not planned: {STOPPED_BY_USER} before this solve began",)
+        return Plan.without_plan(scenario, SolveStatus.ERROR, options, why, None)
+
     started = time.perf_counter()
     # --time-limit covers building as well: the build stops once it is spent,
     # and the solver gets what is left.
@@ -80,12 +85,15 @@ def solve_scenario(
     if built is None or (left is not None and left <= 0):
         message = (
             f"building the model took {build_seconds:.1f} s, past the "
-            f"{settings.time_limit:g} s time limit; raise --time-limit or simplify the scenario"
+            f"{seconds_text(settings.time_limit or 0.0)} s time limit; raise --time-limit or simplify "
+            "the scenario"
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
     picks = pick_groups(built)
     run = run_solver(built.problem, settings, deadline=deadline, start=start, picks=picks)
     info = _solver_info(built, run, build_seconds)
+    if stop_requested() and run.status is not SolveStatus.OPTIMAL:
+        info = replace(info, name=f"{info.name}, {STOPPED_BY_USER}")  # the Audit says so
 
     if run.status is SolveStatus.INFEASIBLE and not explain:
         why = ("the model is infeasible (not explained: elastic re-solves skipped)",)

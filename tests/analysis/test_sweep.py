@@ -11,6 +11,7 @@ price``. Tests marked ``real solve`` run the same sweeps through the solver.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -699,3 +700,59 @@ def test_a_eur_sweep_labels_its_money_eur_and_keeps_the_numbers(tmp_path: Path) 
     assert header[3] == "total cost (EUR)"
     texts = [c for sheet in book for row in _rows(sheet) for c in row if isinstance(c, str)]
     assert not any("USD" in t or "$" in t for t in texts)
+
+
+def test_a_sweep_where_no_variant_was_planned_in_time_still_writes_its_workbook(
+    tmp_path: Path,
+) -> None:
+    """Under a short --time-limit every variant can end without a plan; the mix chart
+    then had no series and the writer failed (exit 3, nothing written)."""
+
+    def out_of_time(s: Scenario, settings: SolverSettings) -> Plan:
+        why = ("HiGHS found no plan within the 1 s time limit",)
+        return Plan.without_plan(s, SolveStatus.ERROR, (), why, None)
+
+    result = run_sweep(rent_vs_buy(), _od_sweep(points=3), SETTINGS, jobs=1, solve=out_of_time)
+    path = tmp_path / "none.xlsx"
+    write_sweep_workbook(path, result)
+    rows = _rows(_read(path)["Variants"])
+    assert [r[rows[0].index("status")] for r in rows[1:]] == ["error"] * 3
+
+
+def test_the_time_budget_is_shared_between_the_grid_and_each_refining_round() -> None:
+    from optimizer.solve.budget import Budget
+
+    limits: list[float | None] = []
+
+    def spy(s: Scenario, settings: SolverSettings) -> Plan:
+        limits.append(settings.time_limit)
+        return hand_solve(s, settings)
+
+    budget = Budget(100.0, time.monotonic() + 100.0)
+    run_sweep(rent_vs_buy(), _od_sweep(points=4), SETTINGS, jobs=1, solve=spy, budget=budget)
+    grid, rounds = limits[:4], limits[4:]
+    # The grid: 60 % of the budget, in four waves of one (one worker).
+    assert all(g is not None and 14.0 < g <= 15.0 for g in grid), grid
+    # Each bisection round (one flip: one point) an equal part of what is left: the
+    # solves here take no time, so what is left stays 100 s.
+    expected = [100.0 / n for n in (6, 5, 4, 3, 2, 1)]
+    assert len(rounds) == 6, rounds
+    assert all(abs((r or 0.0) - e) < 0.1 for r, e in zip(rounds, expected, strict=True)), rounds
+
+
+def test_a_change_of_plan_beside_plans_stopped_early_is_not_reported_as_a_flip() -> None:
+    """Issue 35 item 4: under a time limit a sweep listed 46 contradictory "plan
+    changes", differences smaller than the plans' gaps."""
+
+    def stopped(s: Scenario, settings: SolverSettings) -> Plan:
+        return replace(hand_solve(s, settings), status=SolveStatus.TIME_LIMIT, gap=0.05)
+
+    result = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=stopped)
+    assert result.flips == () and len(result.unproven) == 1
+    assert describe_flips(result) == [
+        "1 change of plan between points whose plans were stopped early (9 of 9 points, gaps "
+        "up to 5.00%) not reported: a difference inside the plans' gaps is not proven; raise "
+        "--time-limit to settle them"
+    ]
+    proven = run_sweep(rent_vs_buy(), _od_sweep(), SETTINGS, jobs=1, solve=hand_solve)
+    assert len(proven.flips) == 1 and proven.unproven == ()

@@ -26,7 +26,7 @@ from optimizer.reports.sheet_names import (
     excel_length,
     scenario_sheet_names,
 )
-from optimizer.results import RunResult, SolveStatus
+from optimizer.results import Plan, RunResult, SolveStatus
 from tests.builders import offer
 from tests.fake_plans import OD_PRICE, fake_plan, fake_run, infeasible_plan
 
@@ -181,14 +181,33 @@ def test_a_saving_against_a_baseline_below_zero_stays_positive(tmp_path: Path) -
     )
 
 
-def test_a_baseline_stopped_by_the_time_limit_says_its_saving_is_a_bound(tmp_path: Path) -> None:
-    plan = fake_plan()
+def _rent_note(tmp_path: Path, plan: Plan, status: SolveStatus, gap: float) -> list[object]:
+    """The Summary's "rent only: note" row, with the rent-only baseline at ``status`` and ``gap``."""
     run = fake_run(plan)
-    rent = replace(run.baselines[plan.name]["rent only"], status=SolveStatus.TIME_LIMIT, gap=0.031)
+    rent = replace(run.baselines[plan.name]["rent only"], status=status, gap=gap)
     run = replace(run, baselines={plan.name: {**run.baselines[plan.name], "rent only": rent}})
     ws = _values(_write(tmp_path, run))["Summary"]
-    assert _row_by_label(ws, "rent only: note") == ["time limit, gap 3.1%: saving at most this"]
     assert _row_by_label(ws, "rent only: saving (USD)")[0] == pytest.approx(12_345.67, abs=CENT)
+    return _row_by_label(ws, "rent only: note")
+
+
+def test_a_baseline_stopped_by_the_time_limit_says_its_saving_is_a_bound(tmp_path: Path) -> None:
+    note = _rent_note(tmp_path, fake_plan(), SolveStatus.TIME_LIMIT, 0.031)
+    assert note == ["time limit, gap 3.1%: saving at most this"]
+
+
+def test_a_saving_against_a_plan_stopped_early_reads_at_least(tmp_path: Path) -> None:
+    plan = replace(fake_plan(), status=SolveStatus.TIME_LIMIT, gap=0.052)
+    assert _rent_note(tmp_path, plan, SolveStatus.OPTIMAL, 0.0) == [
+        "this plan stopped early (gap 5.2%): the cheapest plan saves at least this"
+    ]
+
+
+def test_a_saving_where_plan_and_baseline_stopped_early_is_not_proven(tmp_path: Path) -> None:
+    plan = replace(fake_plan(), status=SolveStatus.TIME_LIMIT, gap=0.052)
+    assert _rent_note(tmp_path, plan, SolveStatus.TIME_LIMIT, 0.031) == [
+        "time limit, gap 3.1%, and this plan's gap 5.2%: the saving is not proven either way"
+    ]
 
 
 def test_cash_flow_cells_and_live_totals(tmp_path: Path) -> None:
