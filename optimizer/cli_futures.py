@@ -77,7 +77,12 @@ def run_futures_command(args: argparse.Namespace) -> int:
 def futures_lines(result: FuturesResult) -> list[str]:
     """What the terminal shows: the expected cost, what to decide now, each future, EVPI, VSS."""
     from optimizer.currency import money_text
-    from optimizer.reports.futures_words import describe_shared
+    from optimizer.reports.futures_words import (
+        UNPROVEN_NOTE,
+        bounded_words,
+        describe_shared,
+        plan_proof_words,
+    )
 
     currency = result.currency
 
@@ -100,13 +105,18 @@ def futures_lines(result: FuturesResult) -> list[str]:
     )
     lines.append(f"  decide now (to month {d}): {now or 'nothing to buy, sell or reserve'}")
     for o in result.outcomes:
+        proof = plan_proof_words(o.alone)
         lines.append(
             f"  {o.spec.name} ({o.probability:.0%}): {money(o.plan.total_cost)}, "
-            f"regret {money(o.regret)} against {money(o.alone.total_cost if o.alone else None)} "
-            "planned alone"
+            f"regret {bounded_words(o.regret_bounds, money)} against "
+            f"{money(o.alone.total_cost if o.alone else None)} planned alone"
+            + (f" ({proof})" if proof else "")
         )
     lines.append(
-        f"  EVPI {money(result.evpi)} (knowing the future now); "
-        f"VSS {money(result.vss)} (planning for every future, not just the expected one)"
+        f"  EVPI {bounded_words(result.evpi_bounds, money)} (knowing the future now); "
+        f"VSS {bounded_words(result.vss_bounds, money)} (planning for every future, not just "
+        "the expected one)"
     )
+    if not result.proven:
+        lines.append(f"  note: {UNPROVEN_NOTE}")
     return [*lines, *(f"  note: {d}" for d in result.diagnostics)]
