@@ -262,6 +262,16 @@ BAD: list[tuple[str, str, list[str]]] = [
         ["f.yaml, line 4: scenario 'a', futures: may not be empty (null)"],
     ),
     (
+        "21 futures (issue 33: 1,000 validated, then ran minutes and planned nothing)",
+        "    futures:\n"
+        + "".join(f"      - {{name: f{k}, probability: {1 / 21!r}}}\n" for k in range(21)),
+        [
+            "f.yaml, line 5: scenario 'a', futures: 21 futures; gpumix plans "
+            "at most 20 per scenario (each is a whole plan, solved alone and again in the "
+            "shared model); expected at most 20 futures"
+        ],
+    ),
+    (
         "decide_by_month 0",
         "    decide_by_month: 0\n    futures: [{name: x, probability: 1}]\n",
         ["f.yaml, line 4: scenario 'a', decide_by_month: must be at least 1 (found 0)"],
