@@ -59,3 +59,54 @@ def test_a_future_stopped_by_the_time_limit_is_not_called_planless(
     text = " ".join(d for o in result.outcomes for d in o.plan.diagnostics)
     assert "no plan" not in text.replace("was not planned", "")
     assert "raise --time-limit" in text
+
+
+def test_a_future_alone_the_limit_stopped_beside_the_shared_solve_leaves_the_shared_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without regret caps the futures alone only feed the report: one that ran out of
+    time while the shared plan was solved costs its regret, not the shared plan (a
+    20 s run lost its whole result to it)."""
+    from optimizer.cli_futures import futures_lines
+
+    s, estimates = case_with_futures("serving", 0)
+    real = futures_solve.solve_alone
+    last = s.futures.futures[-1].name  # type: ignore[union-attr]
+    out_of_time = "HiGHS found no plan within the 0.01 s time limit; raise --time-limit"
+
+    def late(scenario, settings, *args):  # type: ignore[no-untyped-def]
+        plan = real(scenario, settings, *args)
+        if scenario.name.endswith(last):
+            return Plan.without_plan(scenario, SolveStatus.ERROR, plan.options, (out_of_time,))
+        return plan
+
+    monkeypatch.setattr(futures_solve, "solve_alone", late)
+    # As with two workers: the futures alone are collected after the shared solve.
+    monkeypatch.setattr(futures_solve, "_without_own_plan", lambda step: False)
+    settings = SolverSettings(solver="highs", threads=1)
+    result = solve_futures_and_verify(s, settings, fixed(estimates), workers=1)
+    assert result.status is SolveStatus.OPTIMAL, result.diagnostics
+    assert result.diagnostics == (
+        f"future {last!r} was not planned alone within the time limit: its regret and the "
+        "EVPI are not known (raise --time-limit)",
+    )
+    assert result.outcomes[-1].regret is None and result.evpi is None
+    assert result.expected_cost is not None
+    text = "\n".join(futures_lines(result))
+    assert "regret not known against not known planned alone (error)" in text
+    assert "EVPI not known" in text
+
+
+def test_the_command_keeps_back_the_time_already_spent_and_the_writing() -> None:
+    import time
+
+    from optimizer.cli_futures import within_command
+
+    asked = SolverSettings(time_limit=60.0)
+    begun = time.perf_counter() - 5.0  # reading took 5 s
+    left = within_command(asked, begun, 3).time_limit
+    # 60 s less the 5 s spent less the writing (0.5 s and 0.3 s a future).
+    assert left is not None and 53.5 < left <= 60.0 - 5.0 - 1.4
+    assert within_command(SolverSettings(), begun, 3).time_limit is None
+    # The writing never takes more than a fifth of a short budget; the rest may be gone.
+    assert within_command(SolverSettings(time_limit=2.0), begun, 20).time_limit == 0.01

@@ -72,15 +72,26 @@ TWO_STAGE_HIGHS = {"mip_heuristic_run_rens": False, "mip_pscost_minreliable": 2}
 # workbook no solve proves, the first step would otherwise spend all of it and
 # leave the others a hundredth of a second (an outside audit's case).
 EARLY_SHARE = 0.25
+# ... and every step before it ends by the time this share of the budget is
+# left, kept for building and solving the two-stage model: the expected future
+# and two rounds of re-plans (three futures on two workers) took 19.3 of a 20 s
+# budget and left the two-stage solve 0.6 s (docs/performance.md, "Futures").
+LATE_SHARE = 0.3
 
 
 def _left(
-    settings: SolverSettings, deadline: float | None, share: float | None = None
+    settings: SolverSettings,
+    deadline: float | None,
+    share: float | None = None,
+    before_two_stage: bool = False,
 ) -> SolverSettings:
-    """``settings`` with the time left before ``deadline`` (at most ``share`` of the budget)."""
+    """``settings`` with the time left before ``deadline``: at most ``share`` of the
+    budget, and for a step the two-stage solve waits for, none of its ``LATE_SHARE``."""
     if deadline is None or settings.time_limit is None:
         return settings
     left = deadline - time.perf_counter()
+    if before_two_stage:
+        left -= LATE_SHARE * settings.time_limit
     if share is not None:
         left = min(left, share * settings.time_limit)
     return replace(settings, time_limit=max(0.01, left))
@@ -121,11 +132,12 @@ def solve_futures(
     capped = futures.max_regret is not None or futures.max_regret_share is not None
 
     # Arguments of a step, made when a worker takes it: the time left is counted then.
-    def alone_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, _left(each, deadline, EARLY_SHARE), e, verify)
+    # Without regret caps the futures alone finish beside the two-stage solve.
+    def alone_args(s: Scenario, e: tuple[PairEstimate, ...], first: bool) -> tuple[Any, ...]:
+        return (s, _left(each, deadline, EARLY_SHARE, first), e, verify)
 
     def replan_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, e, expected, D, dominated, _left(each, deadline, EARLY_SHARE), verify)
+        return (s, e, expected, D, dominated, _left(each, deadline, EARLY_SHARE, True), verify)
 
     with SideBySide(workers) as steps:
         # One pool for every step. The expected future goes first and its
@@ -134,11 +146,11 @@ def solve_futures(
         # without caps the two-stage solve runs while they finish.
         expected_step = steps.submit(
             solve_alone,
-            partial(alone_args, expected_scenario, expected_estimates),
+            partial(alone_args, expected_scenario, expected_estimates, True),
             urgent=True,
         )
         alone_steps = [
-            steps.submit(solve_alone, partial(alone_args, s, e))
+            steps.submit(solve_alone, partial(alone_args, s, e, capped))
             for s, e in zip(scenarios, estimates, strict=True)
         ]
         expected = expected_step.result()
@@ -186,7 +198,19 @@ def solve_futures(
         if not alone:
             alone = [step.result() for step in alone_steps]
             clock.lap("each future alone (what was left of it)")
-            if (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
+            late = [
+                f
+                for f, a in zip(futures.futures, alone, strict=True)
+                if not a.status.has_plan and _out_of_time(a)
+            ]
+            if run.status.has_plan and len(late) == sum(not a.status.has_plan for a in alone):
+                # The shared plan stands; only the report's comparison is missing.
+                diagnostics += [
+                    f"future {f.name!r} was not planned alone within the time limit: its "
+                    "regret and the EVPI are not known (raise --time-limit)"
+                    for f in late
+                ]
+            elif (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
                 return lost
     replanned = [plan for plan, _ in replans]
     if not expected.status.has_plan:
