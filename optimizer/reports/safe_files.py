@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
 
 def output_problems(path: Path, inputs: Sequence[Path] = ()) -> list[str]:
@@ -42,19 +45,50 @@ def write_atomically(path: Path, writer: Callable[[Path], None]) -> None:
     the old file or the complete new one.
     """
     folder = path.parent
-    # A short name of its own: the target's name may already be as long as allowed.
-    handle, name = tempfile.mkstemp(dir=folder, prefix=".gpumix-", suffix=".xlsx.part")
-    os.close(handle)
-    temporary = Path(name)
+    with _terminated_as_exit():
+        # A short name of its own: the target's name may already be as long as allowed.
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".gpumix-", suffix=".xlsx.part")
+        os.close(handle)
+        temporary = Path(name)
+        try:
+            writer(temporary)
+            with open(temporary, "rb+") as written:
+                os.fsync(written.fileno())
+            _keep_mode_and_owner(path, temporary)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+
+@contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """While writing, SIGTERM raises ``SystemExit(143)`` instead of ending the process
+    at once, so that the temporary file is removed (issue 33: ``kill`` during a write
+    left hidden ``.gpumix-*.xlsx.part`` files beside the output; SIGINT never did,
+    being an exception already). A handler someone else set is called instead; an
+    ignored SIGTERM stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; its own handler stands
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    if before is None:  # set outside Python: it cannot be restored, so leave it be
+        yield
+        return
+
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        if callable(before):
+            before(signum, frame)
+        else:
+            raise SystemExit(128 + signum)
+
+    if before is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, terminated)
     try:
-        writer(temporary)
-        with open(temporary, "rb+") as written:
-            os.fsync(written.fileno())
-        _keep_mode_and_owner(path, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        yield
+    finally:
+        if before is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, before)
 
 
 def _keep_mode_and_owner(old: Path, new: Path) -> None:
