@@ -8,7 +8,9 @@ leaves the previous file as it was. A replaced file keeps its mode (and its
 owner where the operating system allows). The checks made before any solve
 (:func:`output_problems`) refuse a target that is a link, or that is the
 same file as an input under another name (a hard link): compared by device
-and inode, not by path.
+and inode, not by path; and (:func:`write_problems`) one that cannot be
+written now: open in an office program, read-only, another user's, or in a
+folder that takes no new file.
 """
 
 from __future__ import annotations
@@ -35,7 +37,71 @@ def output_problems(path: Path, inputs: Sequence[Path] = ()) -> list[str]:
             with contextlib.suppress(OSError):
                 if os.path.samefile(path, given):
                     return [f"the output is the same file as the input {given}"]
-    return []
+    return write_problems(path)
+
+
+# The lock files an office program keeps beside a workbook it has open.
+LOCK_FILES = ((".~lock.{}#", "LibreOffice"), ("~${}", "Excel"))
+
+
+def write_problems(path: Path) -> list[str]:
+    """Why ``path`` cannot take a new workbook now (empty when it can), found before any
+    solving (issue 35: a result file open in Excel was reported after a long solve).
+
+    The file is refused when it is open in an office program (its lock file is beside
+    it), when its mode bits let this user not write it (as a text editor refuses a
+    read-only file, even to root: issue 33, ``--in-place`` replaced a 0444 workbook), or
+    when it belongs to another user (replacing it would hand it to this one); its folder
+    when no file can be made there.
+    """
+    problems = [
+        f"the file is open in {program} ({lock.name} is beside it); close it and run again"
+        for pattern, program in LOCK_FILES
+        if (lock := path.with_name(pattern.format(path.name))).exists()
+    ]
+    with contextlib.suppress(FileNotFoundError):
+        info = path.stat()
+        if not _mode_lets_write(info):
+            problems.append(
+                f"the file is read-only (mode {stat.filemode(info.st_mode)}); make it writable "
+                "or write the results elsewhere"
+            )
+        elif _others(info):
+            problems.append(
+                "the file belongs to another user: replacing it would make it yours; write "
+                "the results elsewhere"
+            )
+    try:
+        handle, probe = tempfile.mkstemp(dir=path.parent, prefix=".gpumix-", suffix=".probe")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        problems.append(f"no file can be made in the folder {path.parent}: {exc.strerror}")
+    return problems
+
+
+def _mode_lets_write(info: os.stat_result) -> bool:
+    """The write bit that applies to this user (owner, group or others) is set; for
+    root, any write bit (root may write a file its owner may, but not a read-only one)."""
+    mode = info.st_mode
+    if not hasattr(os, "geteuid"):  # Windows: only the read-only attribute
+        return bool(mode & stat.S_IWRITE)
+    user = os.geteuid()
+    if user == info.st_uid:
+        return bool(mode & stat.S_IWUSR)
+    if user == 0:
+        return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    if info.st_gid == os.getegid() or info.st_gid in os.getgroups():
+        return bool(mode & stat.S_IWGRP)
+    return bool(mode & stat.S_IWOTH)
+
+
+def _others(info: os.stat_result) -> bool:
+    """The file belongs to another user, and this one (not root) cannot give it back."""
+    if not hasattr(os, "geteuid"):
+        return False
+    user = os.geteuid()
+    return user != 0 and user != info.st_uid
 
 
 def write_atomically(path: Path, writer: Callable[[Path], None]) -> None:
