@@ -666,7 +666,8 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
         ("alternatives", "stop the cheapest plan's solve, and each goal's two solves together"),
         (
             "futures",
-            "the whole command's time: each step before the shared plan gets at most a quarter",
+            "the whole command's time, from start to written workbook (reading and writing "
+            "included): each step before the shared plan gets at most a quarter",
         ),
     ],
 )
