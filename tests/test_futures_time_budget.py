@@ -110,3 +110,37 @@ def test_the_command_keeps_back_the_time_already_spent_and_the_writing() -> None
     assert within_command(SolverSettings(), begun, 3).time_limit is None
     # The writing never takes more than a fifth of a short budget; the rest may be gone.
     assert within_command(SolverSettings(time_limit=2.0), begun, 20).time_limit == 0.01
+
+
+def test_a_shared_solve_stopped_without_a_plan_shows_the_best_plan_known(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 34: under --time-limit the two-stage solve found no plan in the 2.4 s left and
+    the command wrote nothing planned, although the expected future's decisions re-planned
+    in every future are a plan of the two-stage problem."""
+    from optimizer.solve.adapters import SolverRun
+
+    s, estimates = case_with_futures("serving", 0)
+    stopped = SolverRun(
+        SolveStatus.ERROR,
+        None,
+        2.4,
+        "HiGHS",
+        "1",
+        "HiGHS found no plan within the 2.4 s time limit; raise --time-limit",
+        bound=None,
+    )
+    monkeypatch.setattr(futures_solve, "run_solver", lambda *args, **kwargs: stopped)
+    settings = SolverSettings(solver="highs", threads=1)
+    result = solve_futures_and_verify(s, settings, fixed(estimates), workers=1)
+    assert result.status is SolveStatus.TIME_LIMIT, result.diagnostics
+    assert result.gap is None  # no bound: not proven
+    replans = [o.expected_future_plan for o in result.outcomes]
+    assert [o.plan for o in result.outcomes] == replans
+    assert result.vss == 0.0
+    d = s.futures.decide_by_month  # type: ignore[union-attr]
+    assert result.diagnostics[-1].startswith(
+        f"the plan shown keeps the expected future's decisions of months 1..{d} in every future"
+    )
+    assert any("found no plan within the 2.4 s time limit" in d for d in result.diagnostics)
+    assert all(o.plan.status.has_plan for o in result.outcomes)

@@ -195,6 +195,15 @@ def solve_futures(
             two.problem, two_settings, start=start or None, highs_options=TWO_STAGE_HIGHS
         )
         clock.lap("the two-stage solve")
+        # Without regret caps the expected future's decisions re-planned in every
+        # future are a plan of the two-stage problem: the best known when its solve
+        # found none in time (issue 34: "found no plan within 2.4 s", nothing shown).
+        fallback = (
+            not run.status.has_plan
+            and run.status is not SolveStatus.INFEASIBLE
+            and not capped
+            and all(plan is not None and plan.status.has_plan for plan, _ in replans)
+        )
         if not alone:
             alone = [step.result() for step in alone_steps]
             clock.lap("each future alone (what was left of it)")
@@ -203,7 +212,8 @@ def solve_futures(
                 for f, a in zip(futures.futures, alone, strict=True)
                 if not a.status.has_plan and _out_of_time(a)
             ]
-            if run.status.has_plan and len(late) == sum(not a.status.has_plan for a in alone):
+            planned = run.status.has_plan or fallback
+            if planned and len(late) == sum(not a.status.has_plan for a in alone):
                 # The shared plan stands; only the report's comparison is missing.
                 diagnostics += [
                     f"future {f.name!r} was not planned alone within the time limit: its "
@@ -229,12 +239,20 @@ def solve_futures(
         bound=run.bound,
     )
     plans = _plans(two, run, settings, verify)
-    status = run.status
+    status, gap = run.status, run.gap
     if status.has_plan and not all(p.status.has_plan for p in plans):
         status = SolveStatus.ERROR
         diagnostics.append("a future's plan was refused by the independent checker")
     if not run.status.has_plan:
         diagnostics.append(_no_plan(run, futures))
+    if fallback:
+        plans = [plan for plan in replanned if plan is not None]
+        status, gap = SolveStatus.TIME_LIMIT, _gap(futures, plans, run.bound)
+        diagnostics.append(
+            f"the plan shown keeps the expected future's decisions of months 1..{D} in every "
+            "future (the best plan known; planning for every future saved nothing on it in "
+            "the time given)"
+        )
     outcomes = tuple(
         FutureOutcome(spec=f, plan=p, alone=a, expected_future_plan=r)
         for f, p, a, r in zip(futures.futures, plans, alone, replanned, strict=True)
@@ -246,7 +264,7 @@ def solve_futures(
         scenario=scenario,
         futures=futures,
         status=status,
-        gap=run.gap if status.has_plan else None,
+        gap=gap if status.has_plan else None,
         bound=run.bound,
         outcomes=outcomes,
         shared=shared,
@@ -255,6 +273,16 @@ def solve_futures(
         diagnostics=tuple(diagnostics),
         seconds=clock.laps(),
     )
+
+
+def _gap(futures: Futures, plans: list[Plan], bound: float | None) -> float | None:
+    """The proven relative gap of the plans' expected cost against the two-stage bound."""
+    expected = sum(
+        f.probability * (p.total_cost or 0.0) for f, p in zip(futures.futures, plans, strict=True)
+    )
+    if bound is None or expected == 0:
+        return None
+    return max(0.0, (expected - bound) / abs(expected))
 
 
 def _without_own_plan(step: Future[Plan]) -> bool:
