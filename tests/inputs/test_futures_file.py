@@ -298,3 +298,13 @@ def test_bad_futures_in_a_scenario_file_are_reported_exactly(
     count = f"{len(expected)} problem{'s' if len(expected) > 1 else ''}"
     assert err == f"{count} in the input:\n" + "".join(f"  - {line}\n" for line in expected)
     assert (sha256(path), sha256(workbook)) == before
+
+
+def test_the_readme_states_the_cap_on_futures() -> None:
+    import re
+
+    from optimizer.futures import MAX_FUTURES
+    from tests.paths import ROOT
+
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert f"a scenario at most {MAX_FUTURES} futures" in readme
