@@ -33,7 +33,13 @@ def test_each_step_before_the_two_stage_solve_gets_at_most_a_quarter_of_the_budg
 def test_a_future_stopped_by_the_time_limit_is_not_called_planless(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """With regret caps the shared plan needs every future's own plan: without one in
+    time there is no shared plan, and the words say it was time, not infeasibility."""
+    from dataclasses import replace
+
     s, estimates = case_with_futures("serving", 0)
+    assert s.futures is not None
+    s = replace(s, futures=replace(s.futures, max_regret=1e9))
     real = futures_solve.solve_alone
     out_of_time = (
         "building the model took 0.1 s, past the 0.01 s time limit; raise --time-limit or "
@@ -81,8 +87,6 @@ def test_a_future_alone_the_limit_stopped_beside_the_shared_solve_leaves_the_sha
         return plan
 
     monkeypatch.setattr(futures_solve, "solve_alone", late)
-    # As with two workers: the futures alone are collected after the shared solve.
-    monkeypatch.setattr(futures_solve, "_without_own_plan", lambda step: False)
     settings = SolverSettings(solver="highs", threads=1)
     result = solve_futures_and_verify(s, settings, fixed(estimates), workers=1)
     assert result.status is SolveStatus.OPTIMAL, result.diagnostics
@@ -144,3 +148,18 @@ def test_a_shared_solve_stopped_without_a_plan_shows_the_best_plan_known(
     )
     assert any("found no plan within the 2.4 s time limit" in d for d in result.diagnostics)
     assert all(o.plan.status.has_plan for o in result.outcomes)
+
+
+def test_a_steps_limit_counts_from_when_it_was_handed_out_not_when_its_worker_started() -> None:
+    """A spawned worker took 1-3 s to start on a loaded machine, and each step then had
+    its whole limit on top: the command ran over by as much."""
+    import time
+
+    from optimizer.solve.futures_steps import _left_at_start, by_then
+
+    given, ends_at = by_then(SolverSettings(time_limit=5.0))
+    assert given.time_limit == 5.0 and ends_at is not None
+    late = _left_at_start(given, ends_at - 2.0)  # as if the worker started 2 s late
+    assert late.time_limit is not None and 2.9 < late.time_limit <= 3.0
+    assert _left_at_start(given, time.time() - 1.0).time_limit == 0.01  # past its end
+    assert by_then(SolverSettings()) == (SolverSettings(), None)

@@ -52,7 +52,7 @@ from optimizer.solve.futures_model import (
     build_two_stage,
     joint_dominated,
 )
-from optimizer.solve.futures_steps import Verify, one_core, replanned_in, solve_alone
+from optimizer.solve.futures_steps import Verify, by_then, one_core, replanned_in, solve_alone
 from optimizer.solve.side_by_side import SideBySide
 from optimizer.solve.solver import _solver_info, run_solver
 
@@ -134,10 +134,12 @@ def solve_futures(
     # Arguments of a step, made when a worker takes it: the time left is counted then.
     # Without regret caps the futures alone finish beside the two-stage solve.
     def alone_args(s: Scenario, e: tuple[PairEstimate, ...], first: bool) -> tuple[Any, ...]:
-        return (s, _left(each, deadline, EARLY_SHARE, first), e, verify)
+        given, ends_at = by_then(_left(each, deadline, EARLY_SHARE, first))
+        return (s, given, e, verify, ends_at)
 
     def replan_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, e, expected, D, dominated, _left(each, deadline, EARLY_SHARE, True), verify)
+        given, ends_at = by_then(_left(each, deadline, EARLY_SHARE, True))
+        return (s, e, expected, D, dominated, given, verify, ends_at)
 
     with SideBySide(workers) as steps:
         # One pool for every step. The expected future goes first and its
@@ -286,8 +288,12 @@ def _gap(futures: Futures, plans: list[Plan], bound: float | None) -> float | No
 
 
 def _without_own_plan(step: Future[Plan]) -> bool:
-    """A future solved alone already and found to have no plan."""
-    return step.done() and not step.result().status.has_plan
+    """A future solved alone already and found to have no plan (not merely out of time:
+    without regret caps the shared plan does not need it)."""
+    if not step.done():
+        return False
+    plan = step.result()
+    return not plan.status.has_plan and not _out_of_time(plan)
 
 
 def _out_of_time(plan: Plan) -> bool:
