@@ -299,9 +299,9 @@ def futures_to_dict(result: FuturesResult) -> dict[str, Any]:
         "bound": result.bound,
         "expected_cost": result.expected_cost,
         "wait_and_see": result.wait_and_see,
-        "evpi": result.evpi,
+        "evpi": _fact(result.evpi_bounds),
         "expected_future_cost": result.expected_future_cost,
-        "vss": result.vss,
+        "vss": _fact(result.vss_bounds),
         # Every plan behind regret, EVPI and VSS proven optimal; else each is
         # proven only within its range (at_least / at_most; null: not known).
         "proven": result.proven,
@@ -328,7 +328,7 @@ def futures_to_dict(result: FuturesResult) -> dict[str, Any]:
                 "alone_status": None if o.alone is None else o.alone.status.value,
                 "alone_gap": None if o.alone is None else o.alone.gap,
                 "alone_bound": proven_floor(o.alone),
-                "regret": o.regret,
+                "regret": _fact(o.regret_bounds),
                 **_range_fields("regret", o.regret_bounds),
                 "expected_future_plan_cost": _cost(o.expected_future_plan),
                 "plan": plan_to_dict(o.plan),
@@ -337,6 +337,11 @@ def futures_to_dict(result: FuturesResult) -> dict[str, Any]:
         ],
         "diagnostics": list(result.diagnostics),
     }
+
+
+def _fact(figure: Bounded | None) -> float | None:
+    """The figure where it is proven, else None (its range is in ``*_at_least`` / ``*_at_most``)."""
+    return figure.value if figure is not None and figure.exact else None
 
 
 def _range_fields(name: str, figure: Bounded | None) -> dict[str, float | None]:

@@ -132,6 +132,9 @@ def test_the_workbook_and_json_show_the_ranges_and_the_gaps(
     assert min(numbers) >= 0.0
     data = json.loads(futures_json(stopped))
     assert data["proven"] is False
+    assert data["evpi"] is None  # not proven: no figure read as a fact
+    assert data["futures"][2]["regret"] is None
+    assert data["futures"][0]["regret"] == pytest.approx(0.0, abs=0.005)
     assert data["evpi_at_least"] == 0.0
     assert data["evpi_at_most"] == pytest.approx(0.25 * SLACK, abs=0.005)
     high = data["futures"][2]
