@@ -57,7 +57,7 @@ def write_problems(path: Path) -> list[str]:
     problems = [
         f"the file is open in {program} ({lock.name} is beside it); close it and run again"
         for pattern, program in LOCK_FILES
-        if (lock := path.with_name(pattern.format(path.name))).exists()
+        if _exists(lock := path.with_name(pattern.format(path.name)))
     ]
     with contextlib.suppress(FileNotFoundError):
         info = path.stat()
@@ -78,6 +78,15 @@ def write_problems(path: Path) -> list[str]:
     except OSError as exc:
         problems.append(f"no file can be made in the folder {path.parent}: {exc.strerror}")
     return problems
+
+
+def _exists(lock: Path) -> bool:
+    """``lock`` exists; a lock name too long for the folder cannot (the output's own
+    name may already be as long as allowed)."""
+    try:
+        return lock.exists()
+    except OSError:
+        return False
 
 
 def _mode_lets_write(info: os.stat_result) -> bool:
