@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import select
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -442,7 +443,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gpumix: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            # A pipe inside gpumix broke (a worker process that could not start):
+            # no reader went away, so it is no silent 141 (issue 33.7).
+            print(
+                f"gpumix: a pipe to a worker process broke ({exc.strerror or exc}): a worker "
+                "could not start or ended early (can this user read gpumix's installation?)",
+                file=sys.stderr,
+            )
+            return GpumixError.exit_code
         # Whoever read our output stopped (``gpumix solve --json | head``). Files
         # are written before anything is printed, so nothing is lost; point
         # stdout at nothing so that the interpreter's last flush fails no more.
@@ -458,6 +468,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # _write, which names its own failures).
         print(terminal_text(f"gpumix: {exc.filename}: {exc.strerror or exc}"), file=sys.stderr)
         return InputError.exit_code
+
+
+def _stdout_closed() -> bool:
+    """Standard output is a pipe or socket whose reader has gone (poll reports an error)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file behind stdout (a test's capture)
+        return False
 
 
 def _quiet_stdout() -> None:

@@ -230,9 +230,9 @@ LIMIT_WHOLE = (
     "and solve's baselines and shadow prices together take at most as long as the plans did"
 )
 LIMIT_FUTURES = (
-    "the whole command's time: each step before the shared plan gets at most a quarter of it, "
-    "the shared plan what is left, and a plan stopped by it "
-    "reports its proven gap"
+    "the whole command's time, from start to written workbook (reading and writing "
+    "included): each step before the shared plan gets at most a quarter of it, the shared "
+    "plan what is left, and a plan stopped by it reports its proven gap"
 )
 
 

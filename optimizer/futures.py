@@ -69,6 +69,25 @@ class FutureSpec:
         )
 
 
+# Futures per scenario gpumix plans (issue 33: 1,000 futures validated, then ran
+# 138.6 s and wrote 5,000 sheets with nothing planned). Each future is a whole
+# plan solved alone, re-planned, and copied into the two-stage model, so the
+# work grows with their number; 20 is far above the handful a decision needs.
+MAX_FUTURES = 20
+
+
+def too_many_futures(count: int, scenario: str | None = None) -> str | None:
+    """Why ``count`` futures are too many (for ``scenario``, when the place does not
+    name it already); None when they are not."""
+    if count <= MAX_FUTURES:
+        return None
+    whose = f"scenario {scenario!r} has " if scenario is not None else ""
+    return (
+        f"{whose}{count:,} futures; gpumix plans at most {MAX_FUTURES} per "
+        "scenario (each is a whole plan, solved alone and again in the shared model)"
+    )
+
+
 @dataclass(frozen=True)
 class Futures:
     """A scenario's futures and the rules that tie them together.

@@ -667,7 +667,8 @@ def test_the_terminal_gives_every_reason_a_scenario_has_no_plan_on_its_own_line(
         ("alternatives", "the whole command's time, from start to written result: plans first"),
         (
             "futures",
-            "the whole command's time: each step before the shared plan gets at most a quarter",
+            "the whole command's time, from start to written workbook (reading and writing "
+            "included): each step before the shared plan gets at most a quarter",
         ),
     ],
 )
@@ -680,3 +681,23 @@ def test_time_limit_help_says_what_it_bounds_for_each_command(
         main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert says in text
+
+
+def test_a_broken_pipe_inside_gpumix_is_an_error_not_a_closed_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33.7: a spawn pool whose children could not start raised BrokenPipeError,
+    and gpumix exited 141 in silence, as if its reader had gone."""
+    import optimizer.cli as cli
+
+    def broken(args: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(cli._COMMANDS, "validate", broken)
+    assert main(["validate"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "gpumix: a pipe to a worker process broke (Broken pipe): a worker could not start or "
+        "ended early (can this user read gpumix's installation?)\n"
+    )

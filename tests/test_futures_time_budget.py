@@ -33,7 +33,13 @@ def test_each_step_before_the_two_stage_solve_gets_at_most_a_quarter_of_the_budg
 def test_a_future_stopped_by_the_time_limit_is_not_called_planless(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """With regret caps the shared plan needs every future's own plan: without one in
+    time there is no shared plan, and the words say it was time, not infeasibility."""
+    from dataclasses import replace
+
     s, estimates = case_with_futures("serving", 0)
+    assert s.futures is not None
+    s = replace(s, futures=replace(s.futures, max_regret=1e9))
     real = futures_solve.solve_alone
     out_of_time = (
         "building the model took 0.1 s, past the 0.01 s time limit; raise --time-limit or "
@@ -59,3 +65,101 @@ def test_a_future_stopped_by_the_time_limit_is_not_called_planless(
     text = " ".join(d for o in result.outcomes for d in o.plan.diagnostics)
     assert "no plan" not in text.replace("was not planned", "")
     assert "raise --time-limit" in text
+
+
+def test_a_future_alone_the_limit_stopped_beside_the_shared_solve_leaves_the_shared_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without regret caps the futures alone only feed the report: one that ran out of
+    time while the shared plan was solved costs its regret, not the shared plan (a
+    20 s run lost its whole result to it)."""
+    from optimizer.cli_futures import futures_lines
+
+    s, estimates = case_with_futures("serving", 0)
+    real = futures_solve.solve_alone
+    last = s.futures.futures[-1].name  # type: ignore[union-attr]
+    out_of_time = "HiGHS found no plan within the 0.01 s time limit; raise --time-limit"
+
+    def late(scenario, settings, *args):  # type: ignore[no-untyped-def]
+        plan = real(scenario, settings, *args)
+        if scenario.name.endswith(last):
+            return Plan.without_plan(scenario, SolveStatus.ERROR, plan.options, (out_of_time,))
+        return plan
+
+    monkeypatch.setattr(futures_solve, "solve_alone", late)
+    settings = SolverSettings(solver="highs", threads=1)
+    result = solve_futures_and_verify(s, settings, fixed(estimates), workers=1)
+    assert result.status is SolveStatus.OPTIMAL, result.diagnostics
+    assert result.diagnostics == (
+        f"future {last!r} was not planned alone within the time limit: its regret and the "
+        "EVPI are not known (raise --time-limit)",
+    )
+    assert result.outcomes[-1].regret is None and result.evpi is None
+    assert result.expected_cost is not None
+    text = "\n".join(futures_lines(result))
+    assert "regret not known against not known planned alone (error)" in text
+    assert "EVPI not known" in text
+
+
+def test_the_command_keeps_back_the_time_already_spent_and_the_writing() -> None:
+    import time
+
+    from optimizer.cli_futures import within_command
+
+    asked = SolverSettings(time_limit=60.0)
+    begun = time.perf_counter() - 5.0  # reading took 5 s
+    left = within_command(asked, begun, 3).time_limit
+    # 60 s less the 5 s spent less the writing (0.5 s and 0.3 s a future).
+    assert left is not None and 53.5 < left <= 60.0 - 5.0 - 1.4
+    assert within_command(SolverSettings(), begun, 3).time_limit is None
+    # The writing never takes more than a fifth of a short budget; the rest may be gone.
+    assert within_command(SolverSettings(time_limit=2.0), begun, 20).time_limit == 0.01
+
+
+def test_a_shared_solve_stopped_without_a_plan_shows_the_best_plan_known(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 34: under --time-limit the two-stage solve found no plan in the 2.4 s left and
+    the command wrote nothing planned, although the expected future's decisions re-planned
+    in every future are a plan of the two-stage problem."""
+    from optimizer.solve.adapters import SolverRun
+
+    s, estimates = case_with_futures("serving", 0)
+    stopped = SolverRun(
+        SolveStatus.ERROR,
+        None,
+        2.4,
+        "HiGHS",
+        "1",
+        "HiGHS found no plan within the 2.4 s time limit; raise --time-limit",
+        bound=None,
+    )
+    monkeypatch.setattr(futures_solve, "run_solver", lambda *args, **kwargs: stopped)
+    settings = SolverSettings(solver="highs", threads=1)
+    result = solve_futures_and_verify(s, settings, fixed(estimates), workers=1)
+    assert result.status is SolveStatus.TIME_LIMIT, result.diagnostics
+    assert result.gap is None  # no bound: not proven
+    replans = [o.expected_future_plan for o in result.outcomes]
+    assert [o.plan for o in result.outcomes] == replans
+    assert result.vss == 0.0
+    d = s.futures.decide_by_month  # type: ignore[union-attr]
+    assert result.diagnostics[-1].startswith(
+        f"the plan shown keeps the expected future's decisions of months 1..{d} in every future"
+    )
+    assert any("found no plan within the 2.4 s time limit" in d for d in result.diagnostics)
+    assert all(o.plan.status.has_plan for o in result.outcomes)
+
+
+def test_a_steps_limit_counts_from_when_it_was_handed_out_not_when_its_worker_started() -> None:
+    """A spawned worker took 1-3 s to start on a loaded machine, and each step then had
+    its whole limit on top: the command ran over by as much."""
+    import time
+
+    from optimizer.solve.futures_steps import _left_at_start, by_then
+
+    given, ends_at = by_then(SolverSettings(time_limit=5.0))
+    assert given.time_limit == 5.0 and ends_at is not None
+    late = _left_at_start(given, ends_at - 2.0)  # as if the worker started 2 s late
+    assert late.time_limit is not None and 2.9 < late.time_limit <= 3.0
+    assert _left_at_start(given, time.time() - 1.0).time_limit == 0.01  # past its end
+    assert by_then(SolverSettings()) == (SolverSettings(), None)

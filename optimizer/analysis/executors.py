@@ -1,24 +1,22 @@
 """Where sweep solves run: in this process, a local pool of processes, or a Dask cluster.
 
 Every choice is a standard :class:`concurrent.futures.Executor`, so the sweep
-code submits work the same way whichever runs it. Local pools use the
-``spawn`` start method: a child forked from a parent that has already run a
-HiGHS solve hangs, and spawned children start clean.
+code submits work the same way whichever runs it. Local pools are
+:func:`~optimizer.solve.spawn_pool.spawn_pool`'s: spawned, and ending with
+their parent.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, as_completed
 from contextlib import contextmanager
 from typing import Any, TextIO, TypeVar
 
 from optimizer.errors import InputError, Problem
+from optimizer.solve.spawn_pool import spawn_pool
 
 T = TypeVar("T")
 
@@ -58,46 +56,11 @@ def open_executor(
     if workers == 1:
         yield InlineExecutor()
         return
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=start_worker,
-        initargs=(os.getpid(),),
-    )
+    pool = spawn_pool(workers)
     try:
         yield pool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-# How often a worker looks whether the process that started it is still there.
-PARENT_WATCH_SECONDS = 0.5
-
-
-def start_worker(parent: int) -> None:
-    """Pool initializer: die with the parent; a Ctrl-C stops the worker's solves, keeping
-    their best plans (:mod:`optimizer.solve.interrupt`), instead of raising in them."""
-    from optimizer.solve.interrupt import install_in_worker
-
-    install_in_worker()
-    die_with_parent(parent)
-
-
-def die_with_parent(parent: int) -> None:
-    """Pool initializer: end this worker as soon as ``parent`` is gone.
-
-    A pool's workers outlive a parent killed with SIGKILL (``timeout``, a CI
-    cancel), solving on and holding the resource tracker open. A daemon
-    thread in each worker watches its parent process id and ends the worker
-    when it changes (the worker was handed to init).
-    """
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_WATCH_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="gpumix-parent-watch", daemon=True).start()
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from yaml.nodes import Node
 
 from optimizer.domain import OfferOption
 from optimizer.errors import Problem
-from optimizer.futures import Futures, FutureSpec, PriceFactor
+from optimizer.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
 from optimizer.inputs.futures_located import (
     ONE_IN_SUM,
     SETTINGS,
@@ -85,6 +85,11 @@ def entry_futures(
             if key in settings.given
         ]
         return FuturesOverride(settings, replaces=True), problems
+    if (too_many := too_many_futures(len(model.futures))) is not None:
+        # Refused before each future is read: 10,000 of them must not take minutes.
+        return FuturesOverride(settings, replaces=True), [
+            where.at("futures", too_many, None, f"at most {MAX_FUTURES} futures")
+        ]
     at = list(indices) if indices is not None else list(range(len(model.futures)))
     own, problems = _own_futures(model.futures, node, where, settings, at, complete)
     return FuturesOverride(settings, replaces=True, own=own), problems

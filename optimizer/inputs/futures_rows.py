@@ -25,7 +25,7 @@ from typing import Any
 
 from optimizer.domain import OfferOption, Workload
 from optimizer.errors import Problem
-from optimizer.futures import Futures, FutureSpec, PriceFactor
+from optimizer.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
 from optimizer.inputs.cells import SheetRow, beyond
 from optimizer.inputs.futures_located import (
     ONE_IN_SUM,
@@ -121,6 +121,12 @@ def sheet_futures(
         scenario.unsure |= bool({p.about for p in bad} & {"scenario", "future", "probability"})
     out: dict[str, LocatedFutures] = {}
     for name, scenario in scenarios.items():
+        if (too_many := too_many_futures(len(scenario.futures), name)) is not None:
+            past = list(scenario.futures.values())[MAX_FUTURES]
+            problems.append(
+                past.first.at("future", too_many, past.name, f"at most {MAX_FUTURES} futures")
+            )
+            scenario.unsure = True  # the sum would count futures that cannot be planned
         if not (scenario.unsure or every_sum_unsure):
             problems.extend(_probability_problems(file, table, name, scenario))
         out[name] = _located(scenario)

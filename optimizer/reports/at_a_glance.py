@@ -200,11 +200,16 @@ def cumulative_cash(plan: Plan) -> list[float] | None:
     return list(accumulate(m.total for m in plan.cash_flow))
 
 
+# What budget_capex limits: GPUs bought and the servers bought for them (issue 35:
+# page 1 left out $90,000 of servers the budget counted).
+CAPEX = (CostCategory.PURCHASE, CostCategory.NODE)
+
+
 def capex(plan: Plan) -> float | None:
-    """Undiscounted purchases over the horizon."""
+    """Undiscounted purchases over the horizon: GPUs and servers, as ``budget_capex`` counts."""
     if not plan.status.has_plan:
         return None
-    return sum(m.amounts.get(CostCategory.PURCHASE, 0.0) for m in plan.cash_flow)
+    return sum(m.amounts.get(c, 0.0) for m in plan.cash_flow for c in CAPEX)
 
 
 def payback_month(plan: Plan, rent_only: Plan | None) -> int | None:
@@ -233,9 +238,21 @@ def payback_text(plan: Plan, rent_only: Plan | None) -> str:
     if rent_only is None or not rent_only.status.has_plan:
         return "no rent-only plan to compare"
     month = payback_month(plan, rent_only)
-    if month is None:
-        return "not within the horizon"
-    return f"month {month}"
+    if month is not None:
+        return f"month {month}"
+    cheaper = (
+        plan.total_cost is not None
+        and rent_only.total_cost is not None
+        and plan.total_cost < rent_only.total_cost
+    )
+    if cheaper and plan.residual_credit:
+        # The cash alone says "do not buy"; the credit is why buying is still cheapest.
+        worth = money_text(plan.residual_credit, plan.currency)
+        return (
+            "not within the horizon in cash; cheaper all the same, counting the "
+            f"{worth} the GPUs still owned are worth at month {plan.scenario.horizon_months}"
+        )
+    return "not within the horizon"
 
 
 def binding_limits(plan: Plan) -> str:

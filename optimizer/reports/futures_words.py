@@ -7,9 +7,12 @@ one short sentence for the workbook, the JSON and the terminal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from optimizer.domain import Scenario
 from optimizer.futures import FutureSpec, PriceFactor
-from optimizer.futures_result import SharedAction, SharedDecision
+from optimizer.futures_result import Bounded, SharedAction, SharedDecision
+from optimizer.results import Plan, SolveStatus
 
 
 def _factor(value: float) -> str:
@@ -59,3 +62,31 @@ def describe_shared(decision: SharedDecision, scenario: Scenario) -> str:
     if decision.action is SharedAction.SELL:
         return f"sell {count} {gpu}" + (" already owned" if existing else "")
     return f"buy {count} {gpu}"
+
+
+UNPROVEN_NOTE = (
+    "some plans were stopped by the time limit: regret, EVPI and VSS are proven only "
+    "within the ranges shown (raise --time-limit to narrow them)"
+)
+
+
+def bounded_words(figure: Bounded | None, money: Callable[[float], str]) -> str:
+    """``"$40.00"`` when proven, else ``"at least $0.00, at most $1,210.50"`` (never a
+    negative figure read as a fact: the range's floor is 0 at worst)."""
+    if figure is None:
+        return "not known"
+    if figure.exact:
+        return money(figure.value)
+    low = f"at least {money(figure.low)}" if figure.low is not None else ""
+    high = f"at most {money(figure.high)}" if figure.high is not None else ""
+    return ", ".join(part for part in (low, high) if part) + " (not proven)"
+
+
+def plan_proof_words(plan: Plan | None) -> str:
+    """How far a plan is proven: ``""`` when optimal, else ``"stopped by the time limit, proven gap 6.40 %"``."""
+    if plan is None or plan.status is SolveStatus.OPTIMAL:
+        return ""
+    if plan.status is not SolveStatus.TIME_LIMIT:
+        return plan.status.value
+    gap = "gap not known" if plan.gap is None else f"proven gap {plan.gap:.2%}"
+    return f"stopped by the time limit, {gap}"

@@ -22,8 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from optimizer.currency import money_text
-from optimizer.futures_result import FuturesResult
-from optimizer.reports.futures_words import describe_future, describe_shared
+from optimizer.futures_result import Bounded, FuturesResult, proven_floor
+from optimizer.reports.futures_words import (
+    UNPROVEN_NOTE,
+    bounded_words,
+    describe_future,
+    describe_shared,
+    plan_proof_words,
+)
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
 from optimizer.reports.report_json import plan_to_dict
 from optimizer.reports.result_workbook import build_result_sheets
@@ -134,7 +140,13 @@ def _future_rows(sheet: SheetModel, result: FuturesResult, row: int) -> dict[str
         "alone",
         [_cost(o.alone) for o in outcomes],
     )
-    difference(f"Regret: shared plan minus planned alone ({currency})", "regret", "shared", "alone")
+    if result.proven:
+        difference(
+            f"Regret: shared plan minus planned alone ({currency})", "regret", "shared", "alone"
+        )
+    else:
+        _unproven_regret_rows(sheet, result, row, rows)
+        row = max(rows.values()) + 1
     weighted(
         f"Total cost deciding now as if the expected future were sure ({currency})",
         "expected_future",
@@ -144,6 +156,41 @@ def _future_rows(sheet: SheetModel, result: FuturesResult, row: int) -> dict[str
         f"Saved by planning for every future ({currency})", "saved", "expected_future", "shared"
     )
     return rows
+
+
+def _unproven_regret_rows(
+    sheet: SheetModel, result: FuturesResult, row: int, rows: dict[str, int]
+) -> None:
+    """Where a plan made alone was stopped early: how far each is proven, and the regret
+    as the range it is proven to lie in (issue 33: a difference of an unproven plan
+    read as a negative regret). The expectation column holds the EVPI's range."""
+    currency = result.currency
+    outcomes = result.outcomes
+    sheet.text(row, 0, "How far the plan made alone is proven", Style.LABEL)
+    for j, o in enumerate(outcomes, start=1):
+        sheet.text(row, j, plan_proof_words(o.alone) or "optimal", Style.VALUE_TEXT)
+    row += 1
+    sheet.text(
+        row, 0, f"This future's own optimum costs at least ({currency}, proven)", Style.LABEL
+    )
+    for j, o in enumerate(outcomes, start=1):
+        sheet.number(row, j, proven_floor(o.alone), Style.MONEY)
+    row += 1
+    ranges: list[Bounded | None] = [o.regret_bounds for o in outcomes]
+    evpi = result.evpi_bounds
+    for key, label, side in (
+        ("regret", f"Regret: proven at least ({currency})", "low"),
+        ("regret_high", f"Regret: proven at most ({currency})", "high"),
+    ):
+        rows[key] = row
+        sheet.text(row, 0, label, Style.LABEL)
+        for j, figure in enumerate([*ranges, evpi], start=1):
+            value = None if figure is None else getattr(figure, side)
+            if value is None:
+                sheet.text(row, j, "not known", Style.VALUE_NOTE)
+            else:
+                sheet.number(row, j, round(value, 2) + 0.0, Style.MONEY)
+        row += 1
 
 
 def _headline(sheet: SheetModel, result: FuturesResult, row: int, rows: dict[str, int]) -> int:
@@ -156,12 +203,19 @@ def _headline(sheet: SheetModel, result: FuturesResult, row: int, rows: dict[str
         ("regret", f"EVPI: what knowing the future now would save ({currency})", result.evpi),
         ("saved", f"VSS: what planning for every future saves ({currency})", result.vss),
     )
+    ranges = {"regret": result.evpi_bounds, "saved": result.vss_bounds}
     for key, label, value in lines:
         sheet.text(row, 0, label, Style.LABEL)
         source = sheet.cells.get((rows[key], expect))
-        if source is not None and source.formula is not None and value is not None:
+        figure = ranges.get(key)
+        if figure is not None and not figure.exact:
+            words = bounded_words(figure, lambda v: money_text(round(v, 2) + 0.0, currency))
+            sheet.text(row, 1, words, Style.VALUE_TEXT)
+        elif source is not None and source.formula is not None and value is not None:
             cached = float(source.value) if source.value is not None else value
             sheet.formula(row, 1, f"={a1(rows[key], expect)}", cached, Style.MONEY_FORMULA)
+        elif figure is not None:
+            sheet.number(row, 1, round(figure.value, 2) + 0.0, Style.MONEY)
         else:
             sheet.text(row, 1, "not known", Style.VALUE_NOTE)
         row += 1
@@ -193,6 +247,12 @@ def _notes(result: FuturesResult) -> list[str]:
         lines.append(
             f"Regret bounded by {result.futures.max_regret_share:.1%} of each future's own optimum."
         )
+    if not result.proven:
+        lines.append(UNPROVEN_NOTE[0].upper() + UNPROVEN_NOTE[1:] + ".")
+        for o in result.outcomes:
+            for role, plan in (("made alone", o.alone), ("re-planned", o.expected_future_plan)):
+                if words := plan_proof_words(plan):
+                    lines.append(f"Future {o.spec.name!r}, plan {role}: {words}.")
     return lines + list(result.diagnostics)
 
 
@@ -239,9 +299,14 @@ def futures_to_dict(result: FuturesResult) -> dict[str, Any]:
         "bound": result.bound,
         "expected_cost": result.expected_cost,
         "wait_and_see": result.wait_and_see,
-        "evpi": result.evpi,
+        "evpi": _fact(result.evpi_bounds),
         "expected_future_cost": result.expected_future_cost,
-        "vss": result.vss,
+        "vss": _fact(result.vss_bounds),
+        # Every plan behind regret, EVPI and VSS proven optimal; else each is
+        # proven only within its range (at_least / at_most; null: not known).
+        "proven": result.proven,
+        **_range_fields("evpi", result.evpi_bounds),
+        **_range_fields("vss", result.vss_bounds),
         "shared": [
             {
                 "month": d.month,
@@ -260,13 +325,29 @@ def futures_to_dict(result: FuturesResult) -> dict[str, Any]:
                 "changes": describe_future(o.spec),
                 "total_cost": o.plan.total_cost,
                 "alone_cost": _cost(o.alone),
-                "regret": o.regret,
+                "alone_status": None if o.alone is None else o.alone.status.value,
+                "alone_gap": None if o.alone is None else o.alone.gap,
+                "alone_bound": proven_floor(o.alone),
+                "regret": _fact(o.regret_bounds),
+                **_range_fields("regret", o.regret_bounds),
                 "expected_future_plan_cost": _cost(o.expected_future_plan),
                 "plan": plan_to_dict(o.plan),
             }
             for o in result.outcomes
         ],
         "diagnostics": list(result.diagnostics),
+    }
+
+
+def _fact(figure: Bounded | None) -> float | None:
+    """The figure where it is proven, else None (its range is in ``*_at_least`` / ``*_at_most``)."""
+    return figure.value if figure is not None and figure.exact else None
+
+
+def _range_fields(name: str, figure: Bounded | None) -> dict[str, float | None]:
+    return {
+        f"{name}_at_least": None if figure is None else figure.low,
+        f"{name}_at_most": None if figure is None else figure.high,
     }
 
 

@@ -58,7 +58,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.xlsx_safety import check_xlsx_file
 from optimizer.reports.cached_values import restore_cached_values
 from optimizer.reports.result_workbook import build_result_sheets
-from optimizer.reports.safe_files import write_atomically
+from optimizer.reports.safe_files import write_atomically, write_problems
 from optimizer.reports.sheet_grid import (
     FORMULA_STYLES,
     Chart,
@@ -284,6 +284,14 @@ def refuse_unless_safe(input_path: Path) -> None:
     problems = unsupported_parts(input_path)
     if problems:
         raise _refuse(input_path, problems)
+    unwritable = write_problems(input_path.resolve())  # a link's target gets the results
+    if unwritable:
+        raise InputError(
+            [
+                Problem(file=str(input_path), message=f"--in-place cannot write it: {m}")
+                for m in unwritable
+            ]
+        )
 
 
 def write_in_place(input_path: Path, run: RunResult) -> None:

@@ -7,24 +7,15 @@ savings against the baselines and diagnostics, its sums as live formulas.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from optimizer.check.baselines import BASELINE_NAMES, RENT_ONLY
-from optimizer.currency import money_format
+from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
-from optimizer.reports.at_a_glance import (
-    binding_limits,
-    capex,
-    cumulative_cash,
-    payback_text,
-    recommendation,
-)
 from optimizer.reports.baseline_note import baseline_note
+from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
 from optimizer.reports.sheet_grid import (
-    Chart,
-    Series,
     SheetModel,
     Style,
     a1,
@@ -73,7 +64,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         if any(values):
             each(text, values, style)
 
-    glance = _glance_block(sheet, run)
+    glance = glance_block(sheet, run)
     row = glance.next_row
 
     r = label("Status")
@@ -259,7 +250,8 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
             r = label(f"{name}: note")
             for j, note in enumerate(notes):
                 if note:
-                    sheet.text(r, j + 1, note, Style.VALUE_TEXT)
+                    # Wrapped: right-aligned it ran into the label and printed clipped.
+                    sheet.text(r, j + 1, note, Style.WRAP)
 
     shadow_keys: list[tuple[str, int | None, str]] = []
     for plan in plans:
@@ -293,24 +285,25 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                     sheet.text(r, j + 1, plan.diagnostics[i], Style.WRAP)
 
     row += 1
-    label(
+    # Notes run over the empty cells to their right, and print clipped at the printed
+    # area's edge (issue 35: page 4 cut a note): lines no wider than its columns.
+    across = LABEL_WIDTH + value_width(plans) * len(plans)
+    for note in (
         f"All money in {currency}. Blue figures on grey are computed from other cells (totals, "
         "differences, savings); every other number is the solver's.",
-        Style.NOTE,
-    )
-    for note in (
-        "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the engineering",
-        "detail in '<scenario> Places', 'Assignments' and 'Options' is hidden (right-click a tab › "
-        "Unhide).",
+        "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the "
+        "engineering detail in '<scenario> Places', 'Assignments' and 'Options' is hidden "
+        "(right-click a tab › Unhide).",
         f"Every input and assumption with its source: sheet '{audit_name}'.",
     ):
-        label(note, Style.NOTE)
+        for line in textwrap.wrap(note, across):
+            label(line, Style.NOTE)
     # The chart's data table follows; the printed Summary ends here (the chart shows it).
     sheet.print_last_row = row - 1
-    _cumulative_cash(sheet, run, row + 1, glance.chart_row)
-    sheet.widths[0] = 58
+    cash_chart(sheet, run, row + 1, glance.chart_row)
+    sheet.widths[0] = LABEL_WIDTH
     for j in range(len(plans)):
-        sheet.widths[j + 1] = 22
+        sheet.widths[j + 1] = value_width(plans)
     if plans:
         # Names a finance model can link to: =SUM(TotalCost) stays right if rows move.
         for name, r in (
@@ -320,117 +313,6 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         ):
             sheet.names[name] = (r, 1, r, len(plans))
     return sheet
-
-
-@dataclass(frozen=True)
-class _Glance:
-    """Rows of the at-a-glance block that are filled once the rows below exist."""
-
-    total: int
-    savings: dict[str, int]
-    chart_row: int
-    next_row: int
-
-
-# Rows the cumulative-cash chart covers on the first printed page.
-_CHART_ROWS = 16
-
-
-def _glance_block(sheet: SheetModel, run: RunResult) -> _Glance:
-    """The first printed page: what to do, what it costs and saves, and the cash chart."""
-    currency = run.currency
-    plans = run.plans
-    sheet.text(1, 0, "At a glance", Style.SECTION)
-    sheet.text(2, 0, "What to do", Style.LABEL)
-    sheet.text(3, 0, f"Total cost ({currency}, after residual credit; as below)", Style.LABEL)
-    sheet.text(4, 0, f"Capex: GPUs bought ({currency}, undiscounted)", Style.LABEL)
-    savings = {}
-    for i, name in enumerate(BASELINE_NAMES):
-        savings[name] = 5 + i
-        sheet.text(5 + i, 0, f"Saving against {name} ({currency})", Style.LABEL)
-    r = 5 + len(BASELINE_NAMES)
-    sheet.text(r, 0, "Buying pays back against rent only from", Style.LABEL)
-    sheet.text(
-        r + 1,
-        0,
-        f"Limits that hold the plan back ({currency} saved per one more unit)",
-        Style.LABEL,
-    )
-    for j, plan in enumerate(plans):
-        rent_only = _rent_only(run, plan)
-        sheet.text(2, j + 1, recommendation(plan), Style.WRAP)
-        sheet.number(4, j + 1, capex(plan), Style.MONEY)
-        sheet.text(r, j + 1, payback_text(plan, rent_only), Style.VALUE_TEXT)
-        sheet.text(r + 1, j + 1, binding_limits(plan), Style.WRAP)
-    chart_row = r + 3
-    next_row = chart_row + _CHART_ROWS
-    sheet.page_breaks.append(next_row)  # the details start on page 2
-    return _Glance(total=3, savings=savings, chart_row=chart_row, next_row=next_row)
-
-
-def _cumulative_cash(sheet: SheetModel, run: RunResult, first: int, chart_row: int) -> None:
-    """Cumulative cash by month, this plan and rent only, what the plan has saved so far,
-    and the chart on page 1 that shows the saving (below zero until buying pays back)."""
-    currency = run.currency
-    plans = run.plans
-    months = max((p.scenario.horizon_months for p in plans), default=0)
-    columns: dict[int, tuple[list[float], list[float]]] = {}
-    for j, plan in enumerate(plans):
-        mine = cumulative_cash(plan)
-        rent_only = _rent_only(run, plan)
-        theirs = cumulative_cash(rent_only) if rent_only is not None else None
-        if mine is None or theirs is None:
-            continue
-        if all(finite_or_none(x) is not None for x in (*mine, *theirs)):
-            columns[j + 1] = (mine, theirs)
-    if not columns:
-        return
-    # (what the block holds, the label of its column per scenario)
-    blocks = (
-        ("this plan", "this plan"),
-        ("rent only", "rent only"),
-        ("saved so far against rent only", "saved so far"),
-    )
-    starts = [first + i * (months + 2) for i in range(len(blocks))]
-    for start, (what, _label) in zip(starts, blocks, strict=True):
-        sheet.text(
-            start, 0, f"Cumulative cash by month, {what} ({currency}, undiscounted)", Style.SECTION
-        )
-        for t in range(months):
-            sheet.number(start + 1 + t, 0, t + 1, Style.INTEGER)
-    series = []
-    for col, (mine, theirs) in columns.items():
-        name = plans[col - 1].name
-        for start, (_what, label) in zip(starts, blocks, strict=True):
-            sheet.text(start, col, f"{name}: {label}", Style.COLUMN_HEADER)
-        for t, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-            sheet.number(starts[0] + 1 + t, col, a, Style.MONEY)
-            sheet.number(starts[1] + 1 + t, col, b, Style.MONEY)
-            sheet.formula(
-                starts[2] + 1 + t,
-                col,
-                f"={a1(starts[1] + 1 + t, col)}-{a1(starts[0] + 1 + t, col)}",
-                b - a,
-                Style.MONEY_FORMULA,
-            )
-        series.append(Series((starts[2], col), (starts[2] + 1, col, starts[2] + len(mine), col)))
-    width = 58 + 22 * len(plans)  # characters across the page, about 7 px each
-    sheet.charts.append(
-        Chart(
-            kind="line",
-            title=f"Cash saved so far against renting everything ({currency}; below 0: not paid back yet)",
-            y_axis=f"{currency} saved so far",
-            y_format=money_format(currency, 0),
-            categories=(starts[2] + 1, 0, starts[2] + months, 0),
-            series=tuple(series),
-            anchor=(chart_row, 0),
-            scale=(min(1.6, width * 7 / 480 * 0.95), 1.05),
-        )
-    )
-
-
-def _rent_only(run: RunResult, plan: Plan) -> Plan | None:
-    return run.baselines.get(plan.name, {}).get(RENT_ONLY)
 
 
 def _sales(plan: Plan) -> float:

@@ -52,7 +52,7 @@ from optimizer.solve.futures_model import (
     build_two_stage,
     joint_dominated,
 )
-from optimizer.solve.futures_steps import Verify, one_core, replanned_in, solve_alone
+from optimizer.solve.futures_steps import Verify, by_then, one_core, replanned_in, solve_alone
 from optimizer.solve.side_by_side import SideBySide
 from optimizer.solve.solver import _solver_info, run_solver
 
@@ -72,15 +72,26 @@ TWO_STAGE_HIGHS = {"mip_heuristic_run_rens": False, "mip_pscost_minreliable": 2}
 # workbook no solve proves, the first step would otherwise spend all of it and
 # leave the others a hundredth of a second (an outside audit's case).
 EARLY_SHARE = 0.25
+# ... and every step before it ends by the time this share of the budget is
+# left, kept for building and solving the two-stage model: the expected future
+# and two rounds of re-plans (three futures on two workers) took 19.3 of a 20 s
+# budget and left the two-stage solve 0.6 s (docs/performance.md, "Futures").
+LATE_SHARE = 0.3
 
 
 def _left(
-    settings: SolverSettings, deadline: float | None, share: float | None = None
+    settings: SolverSettings,
+    deadline: float | None,
+    share: float | None = None,
+    before_two_stage: bool = False,
 ) -> SolverSettings:
-    """``settings`` with the time left before ``deadline`` (at most ``share`` of the budget)."""
+    """``settings`` with the time left before ``deadline``: at most ``share`` of the
+    budget, and for a step the two-stage solve waits for, none of its ``LATE_SHARE``."""
     if deadline is None or settings.time_limit is None:
         return settings
     left = deadline - time.perf_counter()
+    if before_two_stage:
+        left -= LATE_SHARE * settings.time_limit
     if share is not None:
         left = min(left, share * settings.time_limit)
     return replace(settings, time_limit=max(0.01, left))
@@ -121,11 +132,14 @@ def solve_futures(
     capped = futures.max_regret is not None or futures.max_regret_share is not None
 
     # Arguments of a step, made when a worker takes it: the time left is counted then.
-    def alone_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, _left(each, deadline, EARLY_SHARE), e, verify)
+    # Without regret caps the futures alone finish beside the two-stage solve.
+    def alone_args(s: Scenario, e: tuple[PairEstimate, ...], first: bool) -> tuple[Any, ...]:
+        given, ends_at = by_then(_left(each, deadline, EARLY_SHARE, first))
+        return (s, given, e, verify, ends_at)
 
     def replan_args(s: Scenario, e: tuple[PairEstimate, ...]) -> tuple[Any, ...]:
-        return (s, e, expected, D, dominated, _left(each, deadline, EARLY_SHARE), verify)
+        given, ends_at = by_then(_left(each, deadline, EARLY_SHARE, True))
+        return (s, e, expected, D, dominated, given, verify, ends_at)
 
     with SideBySide(workers) as steps:
         # One pool for every step. The expected future goes first and its
@@ -134,11 +148,11 @@ def solve_futures(
         # without caps the two-stage solve runs while they finish.
         expected_step = steps.submit(
             solve_alone,
-            partial(alone_args, expected_scenario, expected_estimates),
+            partial(alone_args, expected_scenario, expected_estimates, True),
             urgent=True,
         )
         alone_steps = [
-            steps.submit(solve_alone, partial(alone_args, s, e))
+            steps.submit(solve_alone, partial(alone_args, s, e, capped))
             for s, e in zip(scenarios, estimates, strict=True)
         ]
         expected = expected_step.result()
@@ -183,10 +197,32 @@ def solve_futures(
             two.problem, two_settings, start=start or None, highs_options=TWO_STAGE_HIGHS
         )
         clock.lap("the two-stage solve")
+        # Without regret caps the expected future's decisions re-planned in every
+        # future are a plan of the two-stage problem: the best known when its solve
+        # found none in time (issue 34: "found no plan within 2.4 s", nothing shown).
+        fallback = (
+            not run.status.has_plan
+            and run.status is not SolveStatus.INFEASIBLE
+            and not capped
+            and all(plan is not None and plan.status.has_plan for plan, _ in replans)
+        )
         if not alone:
             alone = [step.result() for step in alone_steps]
             clock.lap("each future alone (what was left of it)")
-            if (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
+            late = [
+                f
+                for f, a in zip(futures.futures, alone, strict=True)
+                if not a.status.has_plan and _out_of_time(a)
+            ]
+            planned = run.status.has_plan or fallback
+            if planned and len(late) == sum(not a.status.has_plan for a in alone):
+                # The shared plan stands; only the report's comparison is missing.
+                diagnostics += [
+                    f"future {f.name!r} was not planned alone within the time limit: its "
+                    "regret and the EVPI are not known (raise --time-limit)"
+                    for f in late
+                ]
+            elif (lost := _lost(scenario, futures, scenarios, estimates, alone)) is not None:
                 return lost
     replanned = [plan for plan, _ in replans]
     if not expected.status.has_plan:
@@ -205,12 +241,20 @@ def solve_futures(
         bound=run.bound,
     )
     plans = _plans(two, run, settings, verify)
-    status = run.status
+    status, gap = run.status, run.gap
     if status.has_plan and not all(p.status.has_plan for p in plans):
         status = SolveStatus.ERROR
         diagnostics.append("a future's plan was refused by the independent checker")
     if not run.status.has_plan:
         diagnostics.append(_no_plan(run, futures))
+    if fallback:
+        plans = [plan for plan in replanned if plan is not None]
+        status, gap = SolveStatus.TIME_LIMIT, _gap(futures, plans, run.bound)
+        diagnostics.append(
+            f"the plan shown keeps the expected future's decisions of months 1..{D} in every "
+            "future (the best plan known; planning for every future saved nothing on it in "
+            "the time given)"
+        )
     outcomes = tuple(
         FutureOutcome(spec=f, plan=p, alone=a, expected_future_plan=r)
         for f, p, a, r in zip(futures.futures, plans, alone, replanned, strict=True)
@@ -222,7 +266,7 @@ def solve_futures(
         scenario=scenario,
         futures=futures,
         status=status,
-        gap=run.gap if status.has_plan else None,
+        gap=gap if status.has_plan else None,
         bound=run.bound,
         outcomes=outcomes,
         shared=shared,
@@ -233,9 +277,23 @@ def solve_futures(
     )
 
 
+def _gap(futures: Futures, plans: list[Plan], bound: float | None) -> float | None:
+    """The proven relative gap of the plans' expected cost against the two-stage bound."""
+    expected = sum(
+        f.probability * (p.total_cost or 0.0) for f, p in zip(futures.futures, plans, strict=True)
+    )
+    if bound is None or expected == 0:
+        return None
+    return max(0.0, (expected - bound) / abs(expected))
+
+
 def _without_own_plan(step: Future[Plan]) -> bool:
-    """A future solved alone already and found to have no plan."""
-    return step.done() and not step.result().status.has_plan
+    """A future solved alone already and found to have no plan (not merely out of time:
+    without regret caps the shared plan does not need it)."""
+    if not step.done():
+        return False
+    plan = step.result()
+    return not plan.status.has_plan and not _out_of_time(plan)
 
 
 def _out_of_time(plan: Plan) -> bool:

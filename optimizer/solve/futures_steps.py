@@ -10,6 +10,7 @@ solve hangs), one solver thread each.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -32,13 +33,31 @@ def one_core(settings: SolverSettings) -> SolverSettings:
     return replace(settings, solver=solver, threads=1)
 
 
+def by_then(settings: SolverSettings) -> tuple[SolverSettings, float | None]:
+    """``settings`` and the wall-clock time its limit ends at, counted now (in the parent,
+    when the step is handed out), so that a worker's start-up counts against the step."""
+    if settings.time_limit is None:
+        return settings, None
+    return settings, time.time() + settings.time_limit
+
+
+def _left_at_start(settings: SolverSettings, ends_at: float | None) -> SolverSettings:
+    """``settings`` with what is left of its limit now that the step starts (a spawned
+    worker took 1-3 s to start on a loaded machine, and the futures ran over by as much)."""
+    if ends_at is None or settings.time_limit is None:
+        return settings
+    return replace(settings, time_limit=max(0.01, min(settings.time_limit, ends_at - time.time())))
+
+
 def solve_alone(
     scenario: Scenario,
     settings: SolverSettings,
     estimates: tuple[PairEstimate, ...],
     verify: Verify,
+    ends_at: float | None = None,
 ) -> Plan:
     """``scenario`` planned on its own, checked (as ``solve_and_verify``)."""
+    settings = _left_at_start(settings, ends_at)
     return verify(scenario, solve_scenario(scenario, settings, estimates), estimates)
 
 
@@ -50,11 +69,13 @@ def replanned_in(
     dominated: frozenset[str],
     settings: SolverSettings,
     verify: Verify,
+    ends_at: float | None = None,
 ) -> tuple[Plan | None, dict[str, float]]:
     """``scenario`` re-planned with the expected future's shared decisions fixed, and
     its variables' values by name (a first plan for the two-stage solve)."""
     if expected.decisions is None:
         return None, {}
+    settings = _left_at_start(settings, ends_at)
     decisions = expected.decisions
     built = build_replan(scenario, estimates, dominated, D, lambda b: fixed_levels(b, decisions, D))
     run = run_solver(built.problem, settings)

@@ -9,7 +9,7 @@ was queued. Urgent steps (those a later step waits for) jump the queue.
 process, so that the machine's cores are not oversubscribed.
 
 Workers are spawned, never forked (a child forked after a HiGHS solve in the
-parent hangs), and get data, never PuLP objects. With one worker every step
+parent hangs), end with their parent (:mod:`optimizer.solve.spawn_pool`), and get data, never PuLP objects. With one worker every step
 runs in this process as soon as it is submitted.
 """
 
@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import multiprocessing
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from types import TracebackType
 from typing import Any
+
+from optimizer.solve.spawn_pool import spawn_pool
 
 Arguments = Callable[[], tuple[Any, ...]]
 
@@ -40,9 +41,7 @@ class SideBySide:
         self._running = 0
         self._pool: ProcessPoolExecutor | None = None
         if self.workers > 1:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = spawn_pool(self.workers)
 
     def __enter__(self) -> SideBySide:
         return self

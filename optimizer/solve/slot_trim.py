@@ -5,7 +5,9 @@ work needs (an outside audit saw 15 GPUs "set aside in slots" on a spot offer
 where one 3-GPU job ran). Takes the built model with its solved values and
 the plan's work and slots; hands on the slots lowered, per place, month and
 class, to the fewest the model's own rules ask for (``slot_hours``,
-``deadline_slots``). Fewer slots only free GPUs, so the plan keeps every rule
+``deadline_slots``), with each gang's run slots on capped spot counted as
+the fewest that hold its work (``least_run_slot_gpus``, as the checker
+counts them), not as many as the solver left. Fewer slots only free GPUs, so the plan keeps every rule
 and its cost; the independent checker checks the result like any plan.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from optimizer.estimate.gangs import whole_ceiling
+from optimizer.estimate.gangs import least_run_slot_gpus, whole_ceiling
 from optimizer.model.built import BuiltModel
 
 
@@ -40,7 +42,13 @@ def fewest_slots(
             if built.work_class(w, place, t) != k:
                 continue
             if (runs := built.run_slots.get((w, g, key, t))) is not None:
-                in_runs += sum(r * round(var.value() or 0.0) for r, var in runs.items())
+                # Run slots cost nothing either: the solver's may be spare (an outside
+                # audit: 9 run slots of 2 spot GPUs for 97-143 GPU-hours a month). The
+                # fewest that hold the work, as the checker counts them, never more.
+                widths = built.run_slot_widths(w, place, t)
+                solved = sum(r * round(var.value() or 0.0) for r, var in runs.items())
+                fewest = solved if widths is None else least_run_slot_gpus(hours, widths, room)
+                in_runs += min(solved, fewest)
                 continue
             rest += hours
             if (w, g, key, t) in built.runs_in:

@@ -262,6 +262,16 @@ BAD: list[tuple[str, str, list[str]]] = [
         ["f.yaml, line 4: scenario 'a', futures: may not be empty (null)"],
     ),
     (
+        "21 futures (issue 33: 1,000 validated, then ran minutes and planned nothing)",
+        "    futures:\n"
+        + "".join(f"      - {{name: f{k}, probability: {1 / 21!r}}}\n" for k in range(21)),
+        [
+            "f.yaml, line 5: scenario 'a', futures: 21 futures; gpumix plans "
+            "at most 20 per scenario (each is a whole plan, solved alone and again in the "
+            "shared model); expected at most 20 futures"
+        ],
+    ),
+    (
         "decide_by_month 0",
         "    decide_by_month: 0\n    futures: [{name: x, probability: 1}]\n",
         ["f.yaml, line 4: scenario 'a', decide_by_month: must be at least 1 (found 0)"],
@@ -288,3 +298,13 @@ def test_bad_futures_in_a_scenario_file_are_reported_exactly(
     count = f"{len(expected)} problem{'s' if len(expected) > 1 else ''}"
     assert err == f"{count} in the input:\n" + "".join(f"  - {line}\n" for line in expected)
     assert (sha256(path), sha256(workbook)) == before
+
+
+def test_the_readme_states_the_cap_on_futures() -> None:
+    import re
+
+    from optimizer.futures import MAX_FUTURES
+    from tests.paths import ROOT
+
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert f"a scenario at most {MAX_FUTURES} futures" in readme

@@ -84,6 +84,13 @@ def _one(row: list[object]) -> list[list[object]]:
 
 BAD: list[tuple[str, list[list[object]], str]] = [
     (
+        "21 futures (issue 33: 1,000 validated, then ran minutes and planned nothing)",
+        [["us", f"f{k}", 0.05, _, _, _, _, _, _, _, _, _] for k in range(21)],
+        "cell B22, column future: scenario 'us' has 21 futures; gpumix plans at most 20 per "
+        "scenario (each is a whole plan, solved alone and again in the shared model) "
+        "(found 'f20'); expected at most 20 futures",
+    ),
+    (
         "unknown scenario",
         [["asia", "x", 1, _, _, _, _, _, _, _, _, _]],
         "cell A2, column scenario: not a name in sheet Scenarios (found 'asia')"

@@ -197,6 +197,53 @@ def test_the_first_page_links_to_the_figures_below_and_charts_the_saving(
     assert values[0] == pytest.approx(last_plan, abs=0.005)
     assert values[1] == pytest.approx(last_rent, abs=0.005)
     assert values[2] == pytest.approx(last_rent - last_plan, abs=0.005)
+    # The line's last step counts the residual credit (issue 33: it ended at cash alone,
+    # "not paid back", beside a saving on the same page): it ends on page 1's saving.
+    credited = [
+        cached.cell(row=r, column=2).value
+        for r in range(1, cached.max_row + 1)
+        if cached.cell(row=r, column=1).value == "+ credit"
+    ]
+    credit = plan.residual_credit or 0.0
+    assert credit > 0
+    assert credited[0] == pytest.approx(last_plan - credit, abs=0.005)
+    assert credited[1] == pytest.approx(last_rent - (rent_only.residual_credit or 0.0), abs=0.005)
+    assert credited[2] == pytest.approx(credited[1] - credited[0], abs=0.005)
+    assert "last step: the residual credit of GPUs still owned" in xml
+
+
+def test_the_charts_last_step_is_page_ones_saving_to_the_cent(tmp_path: Path) -> None:
+    """A real plan that buys, and its real rent-only baseline: the line ends on the saving."""
+    from optimizer.analysis.extras import solve_with_extras
+    from optimizer.results import RunResult, SolverSettings
+    from tests.builders import gpu, offer, scenario, workload
+
+    s = scenario(
+        [gpu("H100")],
+        [offer("H100", "buy", 25_000.0), offer("H100", "on_demand", 3.0)],
+        [workload("chat", "realtime_inference", params_b=8, tokens_per_second=2000.0)],
+        horizon_months=12,
+    )
+    settings = SolverSettings(solver="highs")
+    plans, baselines = solve_with_extras([s], settings, quiet=True, jobs=1)
+    (plan,) = plans
+    rent_only = baselines[s.name][RENT_ONLY]
+    assert plan.residual_credit and plan.total_cost is not None
+    assert rent_only.total_cost is not None
+    run = RunResult(tuple(plans), (), "2026-12-07T00:00:00Z", "0", settings, baselines)
+    path = tmp_path / "r.xlsx"
+    write_result_workbook(path, run)
+    cached = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    credited = [
+        cached.cell(row=r, column=2).value
+        for r in range(1, cached.max_row + 1)
+        if cached.cell(row=r, column=1).value == "+ credit"
+    ]
+    saving = rent_only.total_cost - plan.total_cost  # undiscounted: cash less credit
+    assert saving > 0
+    assert credited[2] == pytest.approx(saving, abs=0.005)
+    rows = {str(r[0].value): r[1].value for r in cached.iter_rows() if r[0].value}
+    assert rows["Saving against rent only (USD)"] == pytest.approx(credited[2], abs=0.005)
 
 
 def test_the_printed_summary_stops_before_the_charts_data(tmp_path: Path) -> None:
@@ -215,16 +262,111 @@ def test_the_printed_summary_stops_before_the_charts_data(tmp_path: Path) -> Non
     ]
 
 
-def test_capex_on_page_one_is_what_the_cash_flow_pays_for_gpus(tmp_path: Path) -> None:
+def _with_a_server(plan: Plan, node_price: float) -> Plan:
+    """``plan`` buying one server for its H100s in month 1 at ``node_price``."""
+    gpus = tuple(
+        replace(g, node_price=node_price) if g.name == "H100" else g for g in plan.scenario.gpus
+    )
+    assert plan.decisions is not None
+    first, *rest = plan.cash_flow
+    return replace(
+        plan,
+        scenario=replace(plan.scenario, gpus=gpus),
+        decisions=replace(plan.decisions, server_purchases={("H100", 1): 1}),
+        cash_flow=(
+            CashFlowMonth(1, {**first.amounts, CostCategory.NODE: node_price}),
+            *rest,
+        ),
+    )
+
+
+def test_capex_on_page_one_is_what_budget_capex_counts_gpus_and_servers(tmp_path: Path) -> None:
+    """Issue 35: "Capex: GPUs bought $266,000" left out $90,000 of servers."""
     from optimizer.domain import OfferOption
 
-    plan = fake_plan("base")
+    plan = _with_a_server(fake_plan("base"), 9_000.0)
     path = tmp_path / "r.xlsx"
     write_result_workbook(path, fake_run(plan))
-    capex = _summary_rows(path)["Capex: GPUs bought (USD, undiscounted)"][0].value
-    # From the decisions: every purchase at its offer's price, the month it is made.
+    capex = _summary_rows(path)["Capex: GPUs and servers bought (USD, undiscounted)"][0].value
+    # From the decisions: every purchase at its offer's price, every server at its type's
+    # node price (budget_capex's sum, model.md "Budgets").
     prices = {o.offer_id: o.price for o in plan.scenario.offers if o.option is OfferOption.BUY}
     assert plan.decisions is not None
     bought = sum(units * prices[offer] for (offer, _t), units in plan.decisions.purchases.items())
-    assert bought > 0
-    assert capex == pytest.approx(bought, abs=0.005)
+    servers = sum(
+        n * plan.scenario.gpu(g).node_price
+        for (g, _t), n in plan.decisions.server_purchases.items()
+    )
+    assert bought > 0 and servers == 9_000.0
+    assert capex == pytest.approx(bought + servers, abs=0.005)
+
+
+def test_payback_beyond_the_horizon_says_why_buying_is_still_cheapest() -> None:
+    """Issue 35: page 1 advised buying and said buying does not pay back, without saying
+    that the GPUs' worth at the horizon is what makes it the cheapest plan."""
+    bought = _cash(fake_plan(), [{C.PURCHASE: 100.0}, {C.ENERGY: 10.0}, {C.ENERGY: 10.0}])
+    rented = _cash(fake_plan(), [{C.ON_DEMAND: 40.0}] * 3)
+    # Cash: 100, 110, 120 against 40, 80, 120: level in month 3, so paid back then.
+    bought = replace(bought, residual_credit=60.0, total_cost=60.0)
+    rented = replace(rented, residual_credit=0.0, total_cost=120.0)
+    assert payback_month(bought, rented) == 3
+    dearer = _cash(bought, [{C.PURCHASE: 100.0}, {C.ENERGY: 20.0}, {C.ENERGY: 20.0}])
+    assert payback_month(dearer, rented) is None
+    assert payback_text(dearer, rented) == (
+        "not within the horizon in cash; cheaper all the same, counting the $60.00 the GPUs "
+        "still owned are worth at month 3"
+    )
+    # Dearer in all: no such claim.
+    assert payback_text(replace(dearer, total_cost=130.0), rented) == "not within the horizon"
+
+
+LONG = (
+    "Sell the 8 A100 80GB already owned in month 1; pay the 8 H100 already reserved for "
+    "months 1–12; buy 7 B200 in month 1 and 2 in month 9; buy 2 servers for B200 in month 1 "
+    "and 1 in month 9; reserve up to 16 A100 80GB for months 1–15; reserve 4 H100 for "
+    "months 13–24; buy 6 RTX 4090 in months 3, 7 and 11; sell 2 RTX 4090 in month 20; "
+    "reserve up to 8 L40S for months 4–24; rent the rest (79,856 GPU-hours of A100 80GB on "
+    "demand, 12,000 on spot, 5,027 GPU-hours of H100 on demand, 88,463 on spot)."
+)
+
+
+def test_a_long_what_to_do_leaves_the_chart_whole_on_page_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33.13: 17 lines of "What to do" pushed the cash chart across the page break."""
+    import optimizer.reports.page_one as page_one
+    import optimizer.reports.summary_sheet as summary
+    from optimizer.reports.page_fit import PRINTABLE_PT, chart_end
+    from optimizer.reports.sheet_grid import LINE_HEIGHT, fitted_heights, fitted_widths
+
+    monkeypatch.setattr(page_one, "recommendation", lambda plan: LONG)
+    run = fake_run(fake_plan("base"))
+    sheet = summary._summary_sheet(run)
+    (page_break,) = sheet.page_breaks
+    (chart,) = sheet.charts
+    widths = fitted_widths(sheet)
+    # chart_end counts whole 20 px rows from the anchor: the chart ends above that row.
+    assert chart_end(chart, widths)[0] <= page_break  # the whole chart before the break
+    heights = fitted_heights(sheet, widths)
+    page_one = sum(heights.get(r, LINE_HEIGHT) for r in range(page_break))
+    assert page_one <= PRINTABLE_PT[1]  # one page at scale 1 (one column: not scaled)
+    said = sheet.cells[(2, 1)].value
+    assert isinstance(said, str) and said != LONG
+    assert said.startswith("Sell the 8 A100 80GB already owned in month 1; pay the 8 H100")
+    assert said.endswith("more: 'What to do, in full', top of page 2")
+    # Nothing is lost: the whole sentence opens page 2.
+    assert sheet.cells[(page_break, 0)].value == "What to do, in full"
+    assert sheet.cells[(page_break, 1)].value == LONG
+    # And the cut is made at whole clauses, the rest counted.
+    kept = said.split("; … and ")[0].split("; ")
+    more = int(said.split("; … and ")[1].split(" ")[0])
+    assert len(kept) + more == len(LONG.rstrip(".").split("; "))
+    assert LONG.startswith("; ".join(kept))
+
+
+def test_a_what_to_do_that_fits_is_said_whole() -> None:
+    from optimizer.reports.page_one import lines_of, shortened
+
+    short = "Buy 13 RTX 4090 in month 4; rent the rest."
+    assert shortened(short, 3, 36, "below") == short
+    assert lines_of("x" * 41, 36) == 1 and lines_of("x" * 42, 36) == 2

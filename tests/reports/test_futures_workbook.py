@@ -97,9 +97,8 @@ def test_the_derived_figures_follow_their_definitions(result: FuturesResult) -> 
     assert result.outcomes[0].regret == pytest.approx(costs[0] - alone[0])
 
 
-def test_the_workbook_shows_each_figure_and_the_plans_of_every_future(
-    result: FuturesResult, tmp_path: Path
-) -> None:
+def written(result: FuturesResult, tmp_path: Path) -> Path:
+    """The futures workbook of ``result``, written as the command writes it."""
     path = tmp_path / "futures.xlsx"
     run = RunResult(
         tuple(o.plan for o in result.outcomes),
@@ -109,6 +108,13 @@ def test_the_workbook_shows_each_figure_and_the_plans_of_every_future(
         SolverSettings(),
     )
     write_futures_workbook(path, result, run)
+    return path
+
+
+def test_the_workbook_shows_each_figure_and_the_plans_of_every_future(
+    result: FuturesResult, tmp_path: Path
+) -> None:
+    path = written(result, tmp_path)
     book = openpyxl.load_workbook(path)
     assert book.sheetnames[0] == SHEET
     assert "Summary" in book.sheetnames
@@ -207,3 +213,19 @@ def test_the_notes_say_what_was_checked_and_give_a_regret_bound_in_the_currency(
         "Solved: infeasible. There is no shared plan, so nothing was checked; the notes below "
         "say why."
     )
+
+
+def test_a_reservation_of_sheet_fleet_is_not_a_shared_decision() -> None:
+    """Issue 35: ``futures`` listed the 8 H100 already reserved as "reserve 8 H100"."""
+    from optimizer.domain import ExistingGpus, FleetKind
+
+    held = ExistingGpus(
+        "H100|fleet|1", "H100", 8, FleetKind.RESERVED, 2.0, months_left=12, label="Fleet row 2"
+    )
+    base = replace(_base(), fleet=(held,))
+    decisions = Decisions(
+        purchases={("H100|buy|1", 1): 2},
+        reservations={("H100|fleet|1", 1): 8},
+    )
+    rows = shared_decisions(base, decisions, 2)
+    assert [(r.action, r.source, r.count) for r in rows] == [(SharedAction.BUY, "H100|buy|1", 2)]

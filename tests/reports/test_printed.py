@@ -202,7 +202,8 @@ def test_every_chart_has_data_and_shows_what_its_title_says(
     assert len(result) == 1 + 3 * 3  # page 1's, then three per scenario
     assert sorted({title for title, _ in result}) == sorted(
         [
-            "Cash saved so far against renting everything (USD; below 0: not paid back yet)",
+            "Cash saved so far against renting everything (USD; below 0: not paid back yet; "
+            "last step: the residual credit of GPUs still owned)",
             "Monthly cash: running costs (left), purchases (right)",
             "Cumulative cash: this plan against each simple alternative",
             "GPUs in use by type and place",

@@ -37,3 +37,26 @@ def test_slots_the_work_needs_are_kept() -> None:
     built = build_model(s, estimate_pairs(s))
     run_solver(built.problem, SolverSettings(solver="highs"))
     assert read_decisions(built).slots == {SPOT_SLOTS: 3}
+
+
+def test_spare_run_slots_the_solver_left_are_not_reported() -> None:
+    """Issue 35: 9 run slots of 2 spot GPUs (18 GPUs "set aside in slots") for 97-143
+    GPU-hours a month. Here the spot offer holds 12 GPUs and the four runs' 3,875.43
+    paid hours need 8 GPUs in run slots of 4 (two of them: 6 GPUs cannot be split into
+    run slots of 4), so 4 slots of width 2, not the 6 that 3 run slots would hold."""
+    from dataclasses import replace
+
+    from tests.checked import solve_checked
+
+    s = _capped_spot_runs(max_per_node=2)
+    s = replace(s, offers=(replace(s.offers[0], max_units=12), *s.offers[1:]))
+    built = build_model(s, estimate_pairs(s))
+    run_solver(built.problem, SolverSettings(solver="highs"))
+    (runs,) = built.run_slots.values()
+    assert list(runs) == [4]
+    assert pulp.value(built.work[("job", "G", "G|spot|1", 1)]) > 3 * 730  # all on spot
+    runs[4].setInitialValue(3)  # a third run slot: allowed, costs nothing, holds nothing
+    built.slots[SPOT_SLOTS].setInitialValue(6)
+    assert read_decisions(built).slots == {SPOT_SLOTS: 4}
+    plan = solve_checked(s)  # the checker takes the trimmed slots
+    assert [p.slots for p in plan.places if p.slots] == [{2: 4}]
