@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from optimizer.errors import InputError, Problem, terminal_text
+from optimizer.inputs.schema import MAX_SLACK
 from optimizer.model.goal_names import Goal
 
 if TYPE_CHECKING:
@@ -26,11 +27,12 @@ def _slack(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (math.isfinite(value) and value >= 0):
+    if not (math.isfinite(value) and 0 <= value <= MAX_SLACK):
         raise InputError(
             Problem(
                 file="",
-                message="usage: --slack must be a number ≥ 0 (a fraction of the optimum: 0.02 is 2 %)",
+                message=f"usage: --slack must be a number ≥ 0, at most {MAX_SLACK:g} "
+                "(a fraction of the optimum: 0.02 is 2 %)",
                 value=text,
             )
         )

@@ -183,7 +183,7 @@ def _fleet(
         if "gpu" in typed and _unknown(typed["gpu"], gpu_names):
             bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names or ()))
         entry, more = fleet_entry(typed, where, f"Fleet row {where.row}")
-        bad += more
+        bad += beyond(found, more)  # a bad months_left is not also "blank"
         if bad:
             problems.extend(bad)
         elif entry is not None:
