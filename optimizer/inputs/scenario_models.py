@@ -222,6 +222,23 @@ class FileModel(_Closed):
     scenarios: list[Any] = Field(min_length=1)
 
 
+# The most entries each list (or mapping) of a scenario file may hold, wherever it
+# sits (README, Limits): checked on the YAML's nodes, before any entry is read, so
+# a file of 90,000 fleet: rows is refused at once (issue 33 item 4).
+LIST_CAPS: dict[str, int] = {
+    "scenarios": 1_000,
+    "assumptions": 1_000,
+    "prices": 1_000,
+    "exclude_gpus": 10_000,
+    "workloads": 10_000,
+    "add_workloads": 1_000,
+    "demand": 100_000,
+    "fleet": 10_000,
+    "futures": 10_000,
+    "demand_factors": 10_000,
+    "growth": 10_000,
+}
+
 _MODELS: dict[tuple[str, ...], type[BaseModel]] = {
     (): FileModel,
     ("scenarios",): ScenarioModel,
