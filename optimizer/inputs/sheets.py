@@ -466,6 +466,10 @@ def _assumptions(
         seen[key] = where
         try:
             value = coerce(spec, raw.get("value"))
+            if value is None and spec.label_chars:
+                # A currency row left blank (or spaces, read as blank) is not USD by
+                # silence: every money figure would carry a label nobody chose (issue 33).
+                raise BadValue("is empty or only spaces (delete the row to plan in USD)")
         except BadValue as bad:
             problems.append(
                 where.at(
