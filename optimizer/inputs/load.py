@@ -15,6 +15,7 @@ import optimizer
 from optimizer.domain import LoadedInput, Scenario
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.files import unreadable_reason
+from optimizer.inputs.lookalike import lookalikes_in_file
 from optimizer.inputs.plausible import implausible_in_file
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
@@ -101,7 +102,7 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
     problems.extend(found)
     problems.extend(_too_large(path, scenarios))
     if problems:
-        raise InputError(problems)
+        raise InputError(problems, notes=workbook.warnings)
     if scenario_file is not None:
         scenarios = _with_file_warnings(scenarios, scenario_file)
     scenarios = _selected(path, scenarios, scenario_names)
@@ -117,12 +118,17 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
 def _with_file_warnings(
     scenarios: tuple[Scenario, ...], scenario_file: ScenarioFile
 ) -> tuple[Scenario, ...]:
-    """Each scenario with the warnings about implausible values its file entry sets."""
+    """Each scenario with the warnings about implausible values its file entry sets, and
+    about look-alike names of its futures."""
     entries = {entry.name: entry for entry in scenario_file.scenarios}
     out = []
     for s in scenarios:
         entry = entries.get(s.name)
         found = [] if entry is None else implausible_in_file(entry.assumptions, entry.origin)
+        own = None if entry is None or entry.futures is None else entry.futures.own
+        if own is not None and entry is not None:
+            names = [f.name for f in own.futures.futures]
+            found += lookalikes_in_file("future", names, entry.origin("futures"))
         out.append(replace(s, input_warnings=(*s.input_warnings, *found)) if found else s)
     return tuple(out)
 
