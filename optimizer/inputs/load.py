@@ -17,9 +17,10 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.lookalike import lookalikes_in_file
 from optimizer.inputs.plausible import implausible_in_file
+from optimizer.inputs.plausible_rows import growth_warning
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
-from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
+from optimizer.inputs.scenario_file import ScenarioEntry, ScenarioFile, parse_scenario_file
 from optimizer.inputs.schema import MAX_WORKLOAD_TYPE_MONTHS
 
 WORKBOOK_SUFFIXES = (".xlsx",)
@@ -129,8 +130,26 @@ def _with_file_warnings(
         if own is not None and entry is not None:
             names = [f.name for f in own.futures.futures]
             found += lookalikes_in_file("future", names, entry.origin("futures"))
+        if entry is not None:
+            found += _growth_warnings(entry)
         out.append(replace(s, input_warnings=(*s.input_warnings, *found)) if found else s)
     return tuple(out)
+
+
+def _growth_warnings(entry: ScenarioEntry) -> list[str]:
+    """Growth rates of an entry's added workloads and futures that multiply demand more
+    than tenfold a year (as ``plausible_rows`` warns for sheet Workloads)."""
+    growths = [
+        (entry.add_workload_wheres[w.name].label, w.growth_per_month)
+        for w in entry.add_workloads
+        if w.name in entry.add_workload_wheres
+    ]
+    own = None if entry.futures is None else entry.futures.own
+    for future in own.futures.futures if own is not None else ():
+        rates = [future.growth_per_month, *(g for _, g in future.workload_growth)]
+        growths += [(entry.origin("futures"), g) for g in rates if g is not None]
+    found = (growth_warning(place, growth) for place, growth in growths)
+    return [w for w in found if w is not None]
 
 
 def _too_large(path: Path, scenarios: Sequence[Scenario]) -> list[Problem]:

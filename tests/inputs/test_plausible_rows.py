@@ -59,3 +59,20 @@ def test_growth_of_4_is_refused_and_its_warning_says_what_it_implies(
         "demand by 2.441e+08 in a year (×5 a month; fractions are plain numbers: 0.04 is 4 % "
         f"a month){_TAIL}"
     )
+
+
+def test_fast_growth_in_a_scenario_file_is_warned_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_sheets(tmp_path / "input.xlsx", valid_sheets())
+    path = tmp_path / "g.yaml"
+    path.write_text(
+        "workbook: input.xlsx\nscenarios:\n  - name: a\n    horizon_months: 12\n    futures:\n"
+        "      - {name: boom, probability: 0.5, growth_per_month: 0.5}\n"
+        "      - {name: flat, probability: 0.5}\n",
+        encoding="utf-8",
+    )
+    assert _warnings(path, capsys) == [
+        "warning: g.yaml, line 6: growth_per_month is 0.5, which multiplies demand by 129.7 in "
+        "a year (×1.5 a month; fractions are plain numbers: 0.04 is 4 % a month)" + _TAIL
+    ]
