@@ -25,10 +25,16 @@ def growth_exponent(growth: float, months: int) -> float:
 
 def growth_problems(
     built: Sequence[tuple[Scenario, Mapping[str, Where], str | None]],
+    unsound: Mapping[str, frozenset[str]],
 ) -> list[Problem]:
-    """One problem per workload whose growth over its window passes ``MAX_DEMAND_GROWTH``."""
+    """One problem per workload whose growth over its window passes ``MAX_DEMAND_GROWTH``.
+
+    ``unsound``: by scenario, its keys with problems; one with an unsure horizon is skipped.
+    """
     found: dict[tuple[str, float, int, int], tuple[Where, list[str]]] = {}
     for scenario, wheres, _ in built:
+        if "horizon_months" in unsound.get(scenario.name, frozenset()):
+            continue
         for w in scenario.workloads:
             where = wheres.get(w.name)
             if where is None or w.growth_per_month <= 0:

@@ -485,11 +485,7 @@ def check_scenarios(
         )
     )
     problems.extend(_params_problems(needs, needy, all_wheres))
-    problems.extend(
-        growth_problems(
-            [b for b in built if not unsound.get(b[0].name, frozenset()) & {"horizon_months"}]
-        )
-    )
+    problems.extend(growth_problems(built, unsound))
     # An entry with problems of its own was checked as far as it goes, never to be solved.
     return tuple(s for s, _, _ in built if s.name not in unsound), problems
 
