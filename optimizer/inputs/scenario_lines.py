@@ -21,7 +21,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
 from optimizer.inputs.scenario_models import _MODELS, LIST_CAPS, ScenarioModel
-from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.inputs.schema import ASSUMPTION_KEYS, bound_text
 
 # ---------------------------------------------------------------- places
 
@@ -192,7 +192,11 @@ def _plain_message(err: Mapping[str, Any], field: str) -> str:
             "less_than_equal": ("le", "must be at most"),
             "less_than": ("lt", "must be less than"),
         }[kind]
-        return f"{words[1]} {ctx.get(words[0])}"
+        limit = ctx.get(words[0])
+        if kind == "less_than_equal" and isinstance(limit, int | float) and limit > 1:
+            # The schema's bound on every number (issue 33), as the workbook states it.
+            return f"must be at most {bound_text(limit)}, the largest gpumix plans"
+        return f"{words[1]} {limit}"
     if kind == "literal_error":
         return "must be one of " + str(ctx.get("expected", "")).replace("'", "").replace(
             " or ", ", "

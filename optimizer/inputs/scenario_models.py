@@ -72,14 +72,14 @@ Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1, le=MAX
 Horizon = Months
 # Each number at most the schema's bound for the same column (issue 33).
 Usd = Annotated[
-    float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=MAX_BUDGET, allow_inf_nan=False)
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_BUDGET, allow_inf_nan=False)
 ]  # a budget or a regret bound
 Price = Annotated[
-    float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=MAX_PRICE, allow_inf_nan=False)
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_PRICE, allow_inf_nan=False)
 ]
 PowerKw = Annotated[
     float,
-    BeforeValidator(_not_bool),
+    BeforeValidator(_amount),
     Field(strict=True, ge=0, le=MAX_POWER_KW, allow_inf_nan=False),
 ]
 Amount = Annotated[
@@ -136,11 +136,11 @@ class FleetModel(_Closed):
 
 Factor = Annotated[
     float,
-    BeforeValidator(_not_bool),
+    BeforeValidator(_amount),
     Field(strict=True, gt=0, le=MAX_FACTOR, allow_inf_nan=False),
 ]
 Multiplier = Annotated[
-    float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=MAX_FACTOR, allow_inf_nan=False)
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_FACTOR, allow_inf_nan=False)
 ]
 Share = Annotated[
     float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=1, allow_inf_nan=False)
@@ -148,7 +148,7 @@ Share = Annotated[
 # A growth rate is a fraction ≥ 0 (1 doubles demand every month), at most the schema's bound.
 Growth = Annotated[
     float,
-    BeforeValidator(_not_bool),
+    BeforeValidator(_amount),
     Field(strict=True, ge=0, le=MAX_GROWTH_PER_MONTH, allow_inf_nan=False),
 ]
 Probability = Annotated[

@@ -165,6 +165,11 @@ def test_huge_numbers_in_a_scenario_file_are_refused_each_on_its_line(
         (12, "futures"),
     ]:
         assert any(f"s.yaml, line {line}: scenario 'a', {key}" in x for x in lines), (line, err)
+    # A YAML 1.1 text like 1.0e308 is read as the number it means, then bounded.
+    assert (
+        "  - s.yaml, line 5: scenario 'a', power_cap_kw: must be at most 1,000,000,000, "
+        "the largest gpumix plans (found '1.0e308')"
+    ) in lines
 
 
 @pytest.mark.parametrize(
