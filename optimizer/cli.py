@@ -173,6 +173,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         written = _output_path(
             args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
         )
+    if not quiet:  # as validate says them, before the wait (issue 35 item 7)
+        for warning in _input_warnings(loaded.scenarios):
+            print(terminal_text(warning), file=sys.stderr)
     settings = _solver_settings(args, progress=not quiet)
     plans, baselines = solve_with_extras(
         loaded.scenarios,
@@ -295,11 +298,14 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     print(terminal_text(f"{loaded.files[0].name}: OK — {counts} ({names})"))
     for summary in filter(None, map(futures_summary, loaded.scenarios)):
         print(terminal_text(summary))
-    # The same offer is in every scenario that keeps it: say each warning once.
-    warnings = dict.fromkeys(w for s in loaded.scenarios for w in scenario_warnings(s))
-    for warning in warnings:
+    for warning in _input_warnings(loaded.scenarios):
         print(terminal_text(warning))
     return 0
+
+
+def _input_warnings(scenarios: Sequence[Scenario]) -> list[str]:
+    """Every scenario's input warnings, each once (an offer is in every scenario that keeps it)."""
+    return list(dict.fromkeys(w for s in scenarios for w in scenario_warnings(s)))
 
 
 def _cmd_template(args: argparse.Namespace) -> int:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from optimizer.errors import InputError, Problem, terminal_text
+from optimizer.inputs.schema import MAX_SLACK
 from optimizer.model.goal_names import Goal
 
 if TYPE_CHECKING:
@@ -26,11 +28,12 @@ def _slack(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not (math.isfinite(value) and value >= 0):
+    if not (math.isfinite(value) and 0 <= value <= MAX_SLACK):
         raise InputError(
             Problem(
                 file="",
-                message="usage: --slack must be a number ≥ 0 (a fraction of the optimum: 0.02 is 2 %)",
+                message=f"usage: --slack must be a number ≥ 0, at most {MAX_SLACK:g} "
+                "(a fraction of the optimum: 0.02 is 2 %)",
                 value=text,
             )
         )
@@ -94,8 +97,19 @@ def run_alternatives_command(args: argparse.Namespace) -> int:
         for line in _alternative_lines(result):
             print(terminal_text(line))
         print(terminal_text(f"wrote {written}"))
-    alternatives = [a.plan for a in result.alternatives]
-    return 0 if all(p.status.has_plan for p in [result.optimum, *alternatives]) else 1
+    plans = [result.optimum, *(a.plan for a in result.alternatives)]
+    if args.quiet and not args.json:
+        # Quiet drops the summary, not the reason for exit 1 (issue 33 item 10).
+        failed = [_plan_line(result.optimum)] if not result.optimum.status.has_plan else []
+        failed += [
+            f"{result.optimum.name}, {a.goal.value}: {a.plan.status.value} — "
+            + "; ".join(a.plan.diagnostics)
+            for a in result.alternatives
+            if not a.plan.status.has_plan
+        ]
+        for line in failed:
+            print(terminal_text(line), file=sys.stderr)
+    return 0 if all(p.status.has_plan for p in plans) else 1
 
 
 def _alternative_lines(result: AlternativesResult) -> list[str]:

@@ -12,6 +12,7 @@ all of them in one pass instead of one per run.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -80,18 +81,22 @@ class InputError(GpumixError):
 
     exit_code = 2
 
-    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+    def __init__(self, problems: list[Problem] | Problem | str, notes: Sequence[str] = ()) -> None:
         if isinstance(problems, str):
             problems = [Problem(file="", message=problems)]
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems: list[Problem] = list(problems)
+        # Warnings found on the way ("did you mean min_replicas?"): an error beside them
+        # must not hide them, as they may explain it (issue 35 item 7).
+        self.notes: tuple[str, ...] = tuple(notes)
         super().__init__(self.render())
 
     def render(self) -> str:
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''} in the input:"
-        return terminal_text("\n".join([head, *(f"  - {p}" for p in self.problems)]))
+        lines = [head, *(f"  - {p}" for p in self.problems), *self.notes]
+        return terminal_text("\n".join(lines))
 
 
 class UsageError(InputError):
@@ -126,7 +131,8 @@ def naming_the_command(error: InputError, command: str) -> InputError:
         [
             replace(p, file=command, file_as_typed=True) if mine else p
             for p, mine in zip(error.problems, ours, strict=True)
-        ]
+        ],
+        error.notes,
     )
 
 

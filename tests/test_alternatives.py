@@ -352,11 +352,17 @@ def test_usage_errors_exit_2_with_exact_text(capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr()
     assert err.out == ""
     assert err.err == (
-        "gpumix alternatives: usage: --slack must be a number ≥ 0 "
+        "gpumix alternatives: usage: --slack must be a number ≥ 0, at most 10 "
         "(a fraction of the optimum: 0.02 is 2 %) (found '-0.1')\n"
     )
     assert main(["alternatives", example, "--slack", "nan"]) == 2
     assert "--slack must be a number ≥ 0" in capsys.readouterr().err
+    # 1e308 reached PuLP as a bound it refused, with a traceback (issue 33 item 2).
+    assert main(["alternatives", example, "--slack", "1e308"]) == 2
+    assert capsys.readouterr().err == (
+        "gpumix alternatives: usage: --slack must be a number ≥ 0, at most 10 "
+        "(a fraction of the optimum: 0.02 is 2 %) (found '1e308')\n"
+    )
     assert main(["alternatives", example, "--goal", "cheapest"]) == 2
     assert capsys.readouterr().err == (
         "gpumix alternatives: usage: --goal must be one of least_capex, "

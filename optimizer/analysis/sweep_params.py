@@ -19,7 +19,14 @@ from typing import Any
 
 from optimizer.domain import OfferOption, Scenario
 from optimizer.errors import InputError, Problem
-from optimizer.inputs.schema import ASSUMPTION_KEYS, ColumnType
+from optimizer.inputs.schema import (
+    ASSUMPTION_KEYS,
+    FUTURES,
+    PRICES,
+    SCENARIOS,
+    ColumnType,
+    bound_text,
+)
 
 # Scenario fields a sweep may set, beside the Assumptions keys and prices.
 LIMIT_KEYS = ("budget_total", "budget_capex", "budget_monthly", "power_cap_kw")
@@ -119,6 +126,13 @@ def parse_vary(text: str, scenario: Scenario | None = None) -> VarySpec:
 
 def _parse_key(text: str, key: str) -> tuple[SpecKind, str | None, OfferOption | None]:
     if key in ASSUMPTION_KEYS:
+        if ASSUMPTION_KEYS[key].label:
+            # A label is text: a range of numbers cannot give one (issue 33 item 6).
+            raise _vary_error(
+                text,
+                f"{key} is a label, not a number, and cannot be varied",
+                f"a key that takes numbers ({key} is set once, in sheet Assumptions)",
+            )
         if ASSUMPTION_KEYS[key].column_type is ColumnType.CHOICE:
             words = ", ".join(ASSUMPTION_KEYS[key].allowed)
             raise _vary_error(
@@ -204,9 +218,23 @@ def _value_problems(spec: VarySpec) -> list[Problem]:
     ]
 
 
+def _upper(spec: VarySpec) -> float | None:
+    """The largest value the parameter takes: the bound the reader puts on the same cell."""
+    if spec.kind is SpecKind.ASSUMPTION:
+        return ASSUMPTION_KEYS[spec.key].maximum
+    if spec.kind in (SpecKind.HORIZON, SpecKind.LIMIT):
+        return SCENARIOS.column(spec.key).maximum
+    if spec.kind is SpecKind.PRICE:
+        return PRICES.column("price").maximum
+    return FUTURES.column("price_factor").maximum
+
+
 def _value_ok(spec: VarySpec, value: float) -> bool:
     if spec.is_bool:
         return value in (0.0, 1.0)
+    upper = _upper(spec)
+    if upper is not None and value > upper:
+        return False
     if spec.kind is SpecKind.HORIZON:
         return value >= 1
     if spec.kind is SpecKind.ASSUMPTION:
@@ -222,8 +250,10 @@ def _value_ok(spec: VarySpec, value: float) -> bool:
 def _expected_value(spec: VarySpec) -> str:
     if spec.is_bool:
         return "0 (FALSE) or 1 (TRUE)"
+    upper = _upper(spec)
+    most = "" if upper is None else f" and ≤ {bound_text(upper)}"
     if spec.kind is SpecKind.HORIZON:
-        return "whole months ≥ 1"
+        return f"whole months ≥ 1{most}"
     if spec.kind is SpecKind.ASSUMPTION:
         declared = ASSUMPTION_KEYS[spec.key]
         text = "> 0" if declared.positive else "≥ 0"
@@ -231,8 +261,8 @@ def _expected_value(spec: VarySpec) -> str:
             text += " and ≤ 1"
         if declared.below_one:
             text += " and < 1"
-        return f"a number {text} ({declared.unit})"
-    return "a number ≥ 0"
+        return f"a number {text}{most} ({declared.unit})"
+    return f"a number ≥ 0{most}"
 
 
 def _scenario_problems(spec: VarySpec, scenario: Scenario) -> list[Problem]:

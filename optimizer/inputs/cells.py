@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from optimizer.currency import CURRENCY_MAX_CHARS, FORMULA_STARTS
 from optimizer.errors import Problem
-from optimizer.inputs.schema import AssumptionKey, Column, ColumnType
+from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, bound_text
 
 # ---------------------------------------------------------------- values
 
@@ -38,6 +38,13 @@ class FieldSpec:
     below_one: bool = False  # in [0, 1): 1 itself is refused
     allowed: tuple[str, ...] = ()
     label_chars: int = 0  # > 0: a short label (currency) of at most this many printable characters
+
+    @property
+    def bounded_expected(self) -> str:
+        """``expected`` with the bound gpumix plans up to (messages leave it out: it is far)."""
+        if self.maximum is None:
+            return self.expected
+        return f"{self.expected}; at most {bound_text(self.maximum)}"
 
     @classmethod
     def of_column(cls, column: Column) -> FieldSpec:
@@ -85,6 +92,7 @@ class FieldSpec:
             type=ColumnType.NUMBER,
             expected=expected,
             minimum=0.0,
+            maximum=key.maximum,
             positive=key.positive,
             at_most_one=key.at_most_one,
             below_one=key.below_one,
@@ -282,7 +290,7 @@ def coerce(spec: FieldSpec, raw: object) -> object:
     if spec.minimum is not None and value < spec.minimum:
         raise BadValue(f"must be at least {spec.minimum:g}")
     if spec.maximum is not None and value > spec.maximum:
-        raise BadValue(f"must be at most {spec.maximum:,g}")
+        raise BadValue(f"must be at most {bound_text(spec.maximum)}, the largest gpumix plans")
     if spec.at_most_one and value > 1:
         raise BadValue("must be at most 1 (fractions are plain numbers: 0.05 is 5 %)")
     if spec.below_one and value >= 1:

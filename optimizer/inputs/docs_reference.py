@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from optimizer.inputs import schema
-from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
+from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet, bound_text
 
 DOCS_PATH = Path(__file__).resolve().parents[2] / "docs" / "workbook.md"
 REGENERATE = "python -m optimizer.inputs.docs_reference"
@@ -30,7 +30,7 @@ def type_text(column: Column) -> str:
     text += column.lower_text
     # The same upper bound the reader enforces (cells.FieldSpec.of_column).
     if column.maximum is not None:
-        text += f", at most {column.maximum:,g}"
+        text += f", at most {bound_text(column.maximum)}"
     elif column.at_most_one:
         text += ", at most 1"
     return text
@@ -51,13 +51,17 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
         "text",
         "A scenario of the workbook to start from; default: its first, or the defaults.",
     ),
-    ("horizon_months", "whole number ≥ 1", "Planning horizon."),
+    ("horizon_months", type_text(schema.SCENARIOS.column("horizon_months")), "Planning horizon."),
     (
         "budget",
         "mapping",
         "Any of `total`, `capex`, `monthly` (USD), as the Scenarios sheet's budget columns.",
     ),
-    ("power_cap_kw", "number ≥ 0 (kW)", "Owned GPUs' draw including PUE."),
+    (
+        "power_cap_kw",
+        type_text(schema.SCENARIOS.column("power_cap_kw")) + " (kW)",
+        "Owned GPUs' draw including PUE.",
+    ),
     ("allow_buy", "true/false", "Buying is allowed."),
     ("allow_rent", "true/false", "On-demand, spot and reserved are allowed."),
     ("assumptions", "mapping", "Assumptions keys and values; override the base's values."),
@@ -90,12 +94,12 @@ SCENARIO_FILE_KEYS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "decide_by_month",
-        "whole number ≥ 1",
+        type_text(schema.FUTURES.column("decide_by_month")),
         "As sheet Futures' column; with the base's futures, replaces theirs. An error without any futures.",
     ),
     (
         "max_regret",
-        "number ≥ 0 (USD)",
+        type_text(schema.FUTURES.column("max_regret")) + " (USD)",
         "As sheet Futures' column; null removes the base's bound. An error without any futures.",
     ),
     (
@@ -192,6 +196,15 @@ def _sheet_section(sheet: Sheet) -> list[str]:
     return [*lines, ""]
 
 
+def _assumption_bound(key: AssumptionKey) -> str:
+    """The largest value the reader accepts for ``key`` (cells.FieldSpec.of_assumption)."""
+    if key.maximum is not None:
+        return bound_text(key.maximum)
+    if key.below_one:
+        return "less than 1"
+    return "1" if key.at_most_one else ""
+
+
 def _assumptions_section() -> list[str]:
     lines = [
         f"## Sheet `{schema.ASSUMPTIONS_SHEET_NAME}`",
@@ -206,8 +219,11 @@ def _assumptions_section() -> list[str]:
         "",
     ]
     lines += _table(
-        ("key", "default", "unit", "source"),
-        ((f"`{a.key}`", assumption_default_text(a), a.unit, a.source) for a in schema.ASSUMPTIONS),
+        ("key", "default", "unit", "at most", "source"),
+        (
+            (f"`{a.key}`", assumption_default_text(a), a.unit, _assumption_bound(a), a.source)
+            for a in schema.ASSUMPTIONS
+        ),
     )
     lines += [
         "",

@@ -298,9 +298,21 @@ def _oversized(path: Path, xml: Mapping[str, bytes]) -> list[Problem]:
         # Few distinct column letters, many cells: convert each letter group once.
         columns = {letters: _column_index(letters.decode()) + 1 for letters, _ in refs}
         last_col = max(columns.values(), default=0)
-        last_row = max(
-            [0, *(int(digits) for _, digits in refs), *(int(r) for r in _ROW_MARK.findall(data))]
-        )
+        row_marks = [int(r) for r in _ROW_MARK.findall(data)]
+        last_row = max([0, *(int(digits) for _, digits in refs), *row_marks])
+        if sum(r > MAX_SHEET_ROWS for r in row_marks) > 1:
+            # Rows of data past the limit, not one stray cell: say so (issue 33 item 10).
+            problems.append(
+                Problem(
+                    file=str(path),
+                    sheet=name,
+                    message=f"has more than {MAX_SHEET_ROWS:,} rows (its rows reach row "
+                    f"{last_row:,}); gpumix reads at most {MAX_SHEET_ROWS:,} rows",
+                    expected=f"a table of at most {MAX_SHEET_ROWS:,} rows (split the scenario,"
+                    " or delete the rows beyond it)",
+                )
+            )
+            continue
         last_ref = next(
             (
                 f"{letters.decode()}{digits.decode()}"

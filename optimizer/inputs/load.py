@@ -15,10 +15,12 @@ import optimizer
 from optimizer.domain import LoadedInput, Scenario
 from optimizer.errors import InputError, Problem
 from optimizer.inputs.files import unreadable_reason
+from optimizer.inputs.lookalike import lookalikes_in_file
 from optimizer.inputs.plausible import implausible_in_file
+from optimizer.inputs.plausible_rows import growth_warning
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
-from optimizer.inputs.scenario_file import ScenarioFile, parse_scenario_file
+from optimizer.inputs.scenario_file import ScenarioEntry, ScenarioFile, parse_scenario_file
 from optimizer.inputs.schema import MAX_WORKLOAD_TYPE_MONTHS
 
 WORKBOOK_SUFFIXES = (".xlsx",)
@@ -101,7 +103,7 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
     problems.extend(found)
     problems.extend(_too_large(path, scenarios))
     if problems:
-        raise InputError(problems)
+        raise InputError(problems, notes=workbook.warnings)
     if scenario_file is not None:
         scenarios = _with_file_warnings(scenarios, scenario_file)
     scenarios = _selected(path, scenarios, scenario_names)
@@ -117,14 +119,37 @@ def load_input(path: Path | None, scenario_names: Sequence[str] = ()) -> LoadedI
 def _with_file_warnings(
     scenarios: tuple[Scenario, ...], scenario_file: ScenarioFile
 ) -> tuple[Scenario, ...]:
-    """Each scenario with the warnings about implausible values its file entry sets."""
+    """Each scenario with the warnings about implausible values its file entry sets, and
+    about look-alike names of its futures."""
     entries = {entry.name: entry for entry in scenario_file.scenarios}
     out = []
     for s in scenarios:
         entry = entries.get(s.name)
         found = [] if entry is None else implausible_in_file(entry.assumptions, entry.origin)
+        own = None if entry is None or entry.futures is None else entry.futures.own
+        if own is not None and entry is not None:
+            names = [f.name for f in own.futures.futures]
+            found += lookalikes_in_file("future", names, entry.origin("futures"))
+        if entry is not None:
+            found += _growth_warnings(entry)
         out.append(replace(s, input_warnings=(*s.input_warnings, *found)) if found else s)
     return tuple(out)
+
+
+def _growth_warnings(entry: ScenarioEntry) -> list[str]:
+    """Growth rates of an entry's added workloads and futures that multiply demand more
+    than tenfold a year (as ``plausible_rows`` warns for sheet Workloads)."""
+    growths = [
+        (entry.add_workload_wheres[w.name].label, w.growth_per_month)
+        for w in entry.add_workloads
+        if w.name in entry.add_workload_wheres
+    ]
+    own = None if entry.futures is None else entry.futures.own
+    for future in own.futures.futures if own is not None else ():
+        rates = [future.growth_per_month, *(g for _, g in future.workload_growth)]
+        growths += [(entry.origin("futures"), g) for g in rates if g is not None]
+    found = (growth_warning(place, growth) for place, growth in growths)
+    return [w for w in found if w is not None]
 
 
 def _too_large(path: Path, scenarios: Sequence[Scenario]) -> list[Problem]:

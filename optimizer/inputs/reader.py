@@ -38,9 +38,11 @@ from optimizer.inputs.fleet_rows import FleetEntry
 from optimizer.inputs.futures_located import LocatedFutures
 from optimizer.inputs.futures_rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
+from optimizer.inputs.lookalike import lookalikes_in_table
 from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems
 from optimizer.inputs.partial_rows import PartialWorkload, partial_workload, stand_ins
 from optimizer.inputs.plausible import implausible_values
+from optimizer.inputs.plausible_rows import implausible_gpus, implausible_workloads
 from optimizer.inputs.rows import build_gpu, build_workload
 from optimizer.inputs.schema import (
     ASSUMPTION_KEYS,
@@ -193,6 +195,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
         problems.extend(found)
         if sheet is not SCENARIOS and grids[actual]:  # Scenarios refuses unknown columns
             header_warnings.extend(near_miss_headers(file, t, grids[actual][0], known))
+        header_warnings.extend(lookalikes_in_table(file, t))
         read_tables.append(t)
         if isinstance(sheet, Sheet):
             problems.extend(_missing_columns(file, t, sheet))
@@ -268,6 +271,8 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             *header_warnings,
             *fills.warnings,
             *implausible_values(assumptions, scenarios),
+            *implausible_gpus(gpus, gpu_rows),
+            *implausible_workloads(workloads, workload_rows),
         ),
         catalogue_figures=tuple(fills.figures),
     )

@@ -29,6 +29,7 @@ from optimizer.inputs.cells import Where
 from optimizer.inputs.demand_rows import DemandRow, checkable_rows, demand_problems, with_demand
 from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
 from optimizer.inputs.futures_attach import with_futures
+from optimizer.inputs.growth_bounds import growth_problems
 from optimizer.inputs.partial_rows import (
     PartialWorkload,
     added_partials,
@@ -485,6 +486,7 @@ def check_scenarios(
         )
     )
     problems.extend(_params_problems(needs, needy, all_wheres))
+    problems.extend(growth_problems(built, unsound))
     # An entry with problems of its own was checked as far as it goes, never to be solved.
     return tuple(s for s, _, _ in built if s.name not in unsound), problems
 

@@ -20,8 +20,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
-from optimizer.inputs.scenario_models import _MODELS, ScenarioModel
-from optimizer.inputs.schema import ASSUMPTION_KEYS
+from optimizer.inputs.scenario_models import _MODELS, LIST_CAPS, ScenarioModel
+from optimizer.inputs.schema import ASSUMPTION_KEYS, bound_text
 
 # ---------------------------------------------------------------- places
 
@@ -99,12 +99,13 @@ def _key_lines(node: Node | None) -> dict[str, int]:
 
 
 def _structure_problems(file: str, root: Node) -> list[Problem]:
-    """Aliases (&a/*a: a YAML bomb's tool) and duplicate keys (YAML keeps the last, silently)."""
+    """Aliases (&a/*a: a YAML bomb's tool), duplicate keys (YAML keeps the last, silently)
+    and lists longer than their cap (``LIST_CAPS``: not read further)."""
     problems: list[Problem] = []
     seen: set[int] = set()
-    stack = [root]
+    stack: list[tuple[Node, str]] = [(root, "")]
     while stack:
-        node = stack.pop()
+        node, key = stack.pop()
         if id(node) in seen:
             problems.append(
                 Problem(
@@ -115,6 +116,11 @@ def _structure_problems(file: str, root: Node) -> list[Problem]:
             )
             continue
         seen.add(id(node))
+        if isinstance(node, MappingNode | SequenceNode) and len(node.value) > LIST_CAPS.get(
+            key, len(node.value)
+        ):
+            problems.append(_too_long(file, node, key))
+            continue
         if isinstance(node, MappingNode):
             keys: dict[str, int] = {}
             for k, v in node.value:
@@ -128,10 +134,19 @@ def _structure_problems(file: str, root: Node) -> list[Problem]:
                         )
                     )
                 keys.setdefault(text, k.start_mark.line + 1)
-                stack.extend((k, v))
+                stack.extend(((k, ""), (v, text)))
         elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
+            stack.extend((item, "") for item in node.value)
     return problems
+
+
+def _too_long(file: str, node: Node, key: str) -> Problem:
+    return Problem(
+        file=file,
+        row=node.start_mark.line + 1,
+        message=f"{key} has {len(node.value):,} entries, more than a scenario file may hold",
+        expected=f"at most {LIST_CAPS[key]:,} (README, Limits)",
+    )
 
 
 # ---------------------------------------------------------------- problems
@@ -177,7 +192,11 @@ def _plain_message(err: Mapping[str, Any], field: str) -> str:
             "less_than_equal": ("le", "must be at most"),
             "less_than": ("lt", "must be less than"),
         }[kind]
-        return f"{words[1]} {ctx.get(words[0])}"
+        limit = ctx.get(words[0])
+        if kind == "less_than_equal" and isinstance(limit, int | float) and limit > 1:
+            # The schema's bound on every number (issue 33), as the workbook states it.
+            return f"must be at most {bound_text(limit)}, the largest gpumix plans"
+        return f"{words[1]} {limit}"
     if kind == "literal_error":
         return "must be one of " + str(ctx.get("expected", "")).replace("'", "").replace(
             " or ", ", "

@@ -21,6 +21,17 @@ from pydantic import (
     model_validator,
 )
 
+from optimizer.inputs.schema import (
+    MAX_BUDGET,
+    MAX_FACTOR,
+    MAX_GPUS,
+    MAX_GROWTH_PER_MONTH,
+    MAX_MONTHS,
+    MAX_POWER_KW,
+    MAX_PRICE,
+    MAX_TOKENS,
+)
+
 # ---------------------------------------------------------------- models
 
 
@@ -57,10 +68,23 @@ def _amount(value: object) -> object:
 
 
 Name = Annotated[str, BeforeValidator(_name), Field(strict=True, min_length=1)]
-Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
-Horizon = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1)]
-Usd = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, ge=0, allow_inf_nan=False)]
-Amount = Annotated[float, BeforeValidator(_amount), Field(strict=True, ge=0, allow_inf_nan=False)]
+Months = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=1, le=MAX_MONTHS)]
+Horizon = Months
+# Each number at most the schema's bound for the same column (issue 33).
+Usd = Annotated[
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_BUDGET, allow_inf_nan=False)
+]  # a budget or a regret bound
+Price = Annotated[
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_PRICE, allow_inf_nan=False)
+]
+PowerKw = Annotated[
+    float,
+    BeforeValidator(_amount),
+    Field(strict=True, ge=0, le=MAX_POWER_KW, allow_inf_nan=False),
+]
+Amount = Annotated[
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_TOKENS, allow_inf_nan=False)
+]
 Switch = Annotated[bool, Field(strict=True)]
 
 
@@ -77,8 +101,8 @@ class BudgetModel(_Closed):
 class PriceModel(_Closed):
     gpu: Name
     option: Literal["buy", "on_demand", "spot", "reserved"]
-    multiply: Usd | None = None
-    price: Usd | None = None
+    multiply: Multiplier | None = None
+    price: Price | None = None
 
     @model_validator(mode="after")
     def _one_of(self) -> PriceModel:
@@ -95,7 +119,8 @@ class DemandModel(_Closed):
     value: Amount
 
 
-Count = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=0)]
+Count = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=0, le=MAX_GPUS)]
+Age = Annotated[int, BeforeValidator(_whole), Field(strict=True, ge=0, le=MAX_MONTHS)]
 
 
 class FleetModel(_Closed):
@@ -104,17 +129,28 @@ class FleetModel(_Closed):
     gpu: Name
     count: Count
     kind: Literal["owned", "reserved"]
-    price: Usd
+    price: Price
     months_left: Months | None = None
-    age_months: Count | None = None
+    age_months: Age | None = None
 
 
-Factor = Annotated[float, BeforeValidator(_not_bool), Field(strict=True, gt=0, allow_inf_nan=False)]
+Factor = Annotated[
+    float,
+    BeforeValidator(_amount),
+    Field(strict=True, gt=0, le=MAX_FACTOR, allow_inf_nan=False),
+]
+Multiplier = Annotated[
+    float, BeforeValidator(_amount), Field(strict=True, ge=0, le=MAX_FACTOR, allow_inf_nan=False)
+]
 Share = Annotated[
     float, BeforeValidator(_not_bool), Field(strict=True, ge=0, le=1, allow_inf_nan=False)
 ]
-# A growth rate is a fraction ≥ 0 with no upper bound (1 doubles demand every month).
-Growth = Usd
+# A growth rate is a fraction ≥ 0 (1 doubles demand every month), at most the schema's bound.
+Growth = Annotated[
+    float,
+    BeforeValidator(_amount),
+    Field(strict=True, ge=0, le=MAX_GROWTH_PER_MONTH, allow_inf_nan=False),
+]
 Probability = Annotated[
     float, BeforeValidator(_not_bool), Field(strict=True, gt=0, le=1, allow_inf_nan=False)
 ]
@@ -134,9 +170,9 @@ class FutureModel(_Closed):
 
     name: Name
     probability: Probability
-    demand_factor: Usd | None = None  # every realtime and batch workload
+    demand_factor: Multiplier | None = None  # every realtime and batch workload
     growth_per_month: Growth | None = None  # every realtime and batch workload
-    demand_factors: dict[Name, Usd] = Field(default_factory=dict)  # per workload, on top
+    demand_factors: dict[Name, Multiplier] = Field(default_factory=dict)  # per workload, on top
     growth: dict[Name, Growth] = Field(default_factory=dict)  # per workload
     prices: list[FuturePriceModel] = Field(default_factory=list)
 
@@ -146,7 +182,7 @@ class ScenarioModel(_Closed):
     base: Name | None = None
     horizon_months: Horizon | None = None
     budget: BudgetModel | None = None
-    power_cap_kw: Usd | None = None
+    power_cap_kw: PowerKw | None = None
     allow_buy: Switch | None = None
     allow_rent: Switch | None = None
     assumptions: dict[str, Any] = Field(default_factory=dict)
@@ -185,6 +221,23 @@ class FileModel(_Closed):
     workbook: Name
     scenarios: list[Any] = Field(min_length=1)
 
+
+# The most entries each list (or mapping) of a scenario file may hold, wherever it
+# sits (README, Limits): checked on the YAML's nodes, before any entry is read, so
+# a file of 90,000 fleet: rows is refused at once (issue 33 item 4).
+LIST_CAPS: dict[str, int] = {
+    "scenarios": 1_000,
+    "assumptions": 1_000,
+    "prices": 1_000,
+    "exclude_gpus": 10_000,
+    "workloads": 10_000,
+    "add_workloads": 1_000,
+    "demand": 100_000,
+    "fleet": 10_000,
+    "futures": 10_000,
+    "demand_factors": 10_000,
+    "growth": 10_000,
+}
 
 _MODELS: dict[tuple[str, ...], type[BaseModel]] = {
     (): FileModel,

@@ -30,6 +30,45 @@ class ColumnType(StrEnum):
 # refused by validate, before anything is built.
 MAX_WORKLOAD_TYPE_MONTHS = 500_000
 
+# One bound on every number gpumix reads (issue 33): each is far above any real
+# figure, and far enough below a float's range that every product the model
+# forms (a price × hours × GPUs × months, a demand × its growth) stays finite
+# and inside what HiGHS and SCIP accept as a coefficient (they read 1e20 as
+# infinite). A value above its bound is refused, naming the cell and the bound.
+MAX_PRICE = 1e9  # USD per GPU, per server or per GPU-hour
+MAX_BUDGET = 1e13  # USD over a horizon, or in a month
+MAX_GPUS = 1_000_000  # GPUs of a cap, of a Fleet row, of a replica; replicas
+MAX_MONTHS = 1_200  # any month, term, age or horizon: 100 years
+HOURS_IN_LEAP_YEAR = 366 * 24  # hours_per_month: a month cannot hold more than a year
+MAX_PER_NODE = 1_024  # GPUs in one server
+MAX_VRAM_GB = 100_000  # memory of one GPU (the largest made has 288 GB)
+MAX_REPLICA_VRAM_GB = 1_000_000  # memory one replica needs
+MAX_TFLOPS = 1_000_000
+MAX_BANDWIDTH_GBS = 1_000_000
+MAX_WATTS = 1_000_000  # a GPU's or a server's draw
+MAX_POWER_KW = 1e9
+MAX_PARAMS_B = 100_000  # billion parameters: 100 trillion
+MAX_TOKENS = 1e18  # tokens of a job, a run or a month (Llama 3 trained on 1.5e13)
+MAX_TOKEN_RATE = 1e12  # tokens/s
+MAX_LATENCY_MS = 1e7
+MAX_SEQUENCE_TOKENS = 1e9  # tokens of a prompt, an output, a context or a sequence
+MAX_ARCHITECTURE = 10_000_000  # layers, widths, heads
+MAX_BYTES_PER_PARAM = 1_000
+MAX_RUNS_PER_MONTH = 1_000_000
+MAX_DEADLINE_HOURS = 1_000_000
+MAX_GPU_HOURS = 1e12
+MAX_GROWTH_PER_MONTH = 10.0  # demand × 11 a month (a percent typed as a number is caught)
+MAX_FACTOR = 1_000.0  # a future's price or demand factor
+MAX_SLACK = 10.0  # alternatives --slack: plans up to 11 times the cheapest
+# Demand may grow at most this many times over a workload's window (growth
+# compounded): beyond it the demand of the last months leaves any plannable range.
+MAX_DEMAND_GROWTH = 1e12
+
+
+def bound_text(value: float) -> str:
+    """A bound as messages and docs state it: ``1,000,000`` or ``1e+18``."""
+    return f"{value:,.0f}" if value == int(value) and abs(value) < 1e16 else f"{value:g}"
+
 
 @dataclass(frozen=True)
 class Column:
@@ -86,8 +125,6 @@ class Column:
         kind = (
             "a whole number" if self.type is ColumnType.INTEGER else "a number"
         ) + self.lower_text
-        if self.maximum is not None:
-            kind += f", at most {self.maximum:,g}"
         if self.unit:
             kind += f" ({self.unit})"
         if self.at_most_one:
@@ -138,6 +175,7 @@ GPUS = Sheet(
             required=True,
             minimum=0,
             positive=True,
+            maximum=MAX_VRAM_GB,
         ),
         Column(
             "fp16_tflops",
@@ -147,6 +185,7 @@ GPUS = Sheet(
             required=True,
             minimum=0,
             positive=True,
+            maximum=MAX_TFLOPS,
         ),
         Column(
             "memory_bandwidth_gbs",
@@ -155,6 +194,7 @@ GPUS = Sheet(
             unit="GB/s",
             minimum=0,
             positive=True,
+            maximum=MAX_BANDWIDTH_GBS,
         ),
         Column(
             "tdp_w",
@@ -163,6 +203,7 @@ GPUS = Sheet(
             unit="W",
             minimum=0,
             positive=True,
+            maximum=MAX_WATTS,
         ),
         Column("nvlink", ColumnType.BOOL, "Fast GPU-to-GPU link inside a server.", default=False),
         Column(
@@ -172,6 +213,7 @@ GPUS = Sheet(
             unit="GPUs",
             default=8,
             minimum=1,
+            maximum=MAX_PER_NODE,
         ),
         Column(
             "node_price",
@@ -180,6 +222,7 @@ GPUS = Sheet(
             unit="USD",
             default=0.0,
             minimum=0,
+            maximum=MAX_PRICE,
         ),
         Column(
             "node_power_w",
@@ -188,6 +231,7 @@ GPUS = Sheet(
             unit="W",
             default=0.0,
             minimum=0,
+            maximum=MAX_WATTS,
         ),
         Column(
             "mfu_training",
@@ -221,6 +265,7 @@ PRICES = Sheet(
             unit="USD",
             required=True,
             minimum=0,
+            maximum=MAX_PRICE,
         ),
         Column(
             "term_months",
@@ -228,6 +273,7 @@ PRICES = Sheet(
             "Commitment length; reserved only, required there.",
             unit="months",
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "max_units",
@@ -236,6 +282,7 @@ PRICES = Sheet(
             unit="GPUs",
             minimum=0,
             default_text="no cap",
+            maximum=MAX_GPUS,
         ),
         Column(
             "available_from",
@@ -244,6 +291,7 @@ PRICES = Sheet(
             unit="month",
             default=1,
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column("provider", ColumnType.TEXT, "Who sells it."),
         Column("source", ColumnType.TEXT, "Where the price came from, and when; shown in results."),
@@ -263,6 +311,7 @@ WORKLOADS = Sheet(
             unit="billion parameters",
             minimum=0,
             positive=True,
+            maximum=MAX_PARAMS_B,
         ),
         Column(
             "precision",
@@ -278,6 +327,7 @@ WORKLOADS = Sheet(
             unit="tokens",
             minimum=0,
             positive=True,
+            maximum=MAX_TOKENS,
         ),
         Column(
             "tokens_per_second",
@@ -286,6 +336,7 @@ WORKLOADS = Sheet(
             unit="tokens/s",
             minimum=0,
             positive=True,
+            maximum=MAX_TOKEN_RATE,
         ),
         Column(
             "latency_ms",
@@ -295,6 +346,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="none",
+            maximum=MAX_LATENCY_MS,
         ),
         Column(
             "context_tokens",
@@ -303,6 +355,7 @@ WORKLOADS = Sheet(
             unit="tokens",
             minimum=1,
             default_text="none: prompt_tokens + output_tokens / 2",
+            maximum=MAX_SEQUENCE_TOKENS,
         ),
         Column(
             "start_month",
@@ -311,6 +364,7 @@ WORKLOADS = Sheet(
             unit="month",
             default=1,
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "end_month",
@@ -319,6 +373,7 @@ WORKLOADS = Sheet(
             unit="month",
             minimum=1,
             default_text="the horizon",
+            maximum=MAX_MONTHS,
         ),
         Column(
             "interruptible",
@@ -334,6 +389,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="none",
+            maximum=MAX_REPLICA_VRAM_GB,
         ),
         Column(
             "min_replicas",
@@ -342,6 +398,7 @@ WORKLOADS = Sheet(
             unit="replicas",
             default=1,
             minimum=1,
+            maximum=MAX_GPUS,
         ),
         Column(
             "growth_per_month",
@@ -352,6 +409,7 @@ WORKLOADS = Sheet(
             minimum=0,
             fraction=True,
             uncapped=True,
+            maximum=MAX_GROWTH_PER_MONTH,
         ),
         Column(
             "runs_per_month",
@@ -361,6 +419,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="none: training is one job over its window, batch_inference one run a month",
+            maximum=MAX_RUNS_PER_MONTH,
         ),
         Column(
             "deadline_hours",
@@ -370,6 +429,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="none",
+            maximum=MAX_DEADLINE_HOURS,
         ),
         Column(
             "training_state_bytes_per_param",
@@ -379,6 +439,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="Assumptions.training_state_bytes_per_param",
+            maximum=MAX_BYTES_PER_PARAM,
         ),
         Column(
             "seq_len",
@@ -387,6 +448,7 @@ WORKLOADS = Sheet(
             unit="tokens",
             default=4096,
             minimum=1,
+            maximum=MAX_SEQUENCE_TOKENS,
         ),
         Column(
             "active_params_b",
@@ -396,6 +458,7 @@ WORKLOADS = Sheet(
             minimum=0,
             positive=True,
             default_text="params_b",
+            maximum=MAX_PARAMS_B,
         ),
         Column(
             "layers",
@@ -404,6 +467,7 @@ WORKLOADS = Sheet(
             unit="layers",
             minimum=1,
             default_text="estimated from params_b",
+            maximum=MAX_ARCHITECTURE,
         ),
         Column(
             "hidden_size",
@@ -412,6 +476,7 @@ WORKLOADS = Sheet(
             unit="values",
             minimum=1,
             default_text="estimated from params_b",
+            maximum=MAX_ARCHITECTURE,
         ),
         Column(
             "heads",
@@ -420,6 +485,7 @@ WORKLOADS = Sheet(
             unit="heads",
             minimum=1,
             default_text="estimated from params_b",
+            maximum=MAX_ARCHITECTURE,
         ),
         Column(
             "kv_heads",
@@ -428,6 +494,7 @@ WORKLOADS = Sheet(
             unit="heads",
             minimum=1,
             default_text="estimated from params_b",
+            maximum=MAX_ARCHITECTURE,
         ),
         Column(
             "head_dim",
@@ -436,6 +503,7 @@ WORKLOADS = Sheet(
             unit="values",
             minimum=1,
             default_text="estimated from params_b",
+            maximum=MAX_ARCHITECTURE,
         ),
         Column(
             "prompt_tokens",
@@ -444,6 +512,7 @@ WORKLOADS = Sheet(
             unit="tokens",
             minimum=1,
             default_text="1024 (median prompt of Azure's conversation trace: 1,020)",
+            maximum=MAX_SEQUENCE_TOKENS,
         ),
         Column(
             "output_tokens",
@@ -452,6 +521,7 @@ WORKLOADS = Sheet(
             unit="tokens",
             minimum=1,
             default_text="128 (median output of Azure's conversation trace: 129)",
+            maximum=MAX_SEQUENCE_TOKENS,
         ),
     ),
 )
@@ -474,6 +544,7 @@ THROUGHPUT = Sheet(
             "GPUs one replica (or the job's model copy) needs; blank = the memory estimate. realtime_inference: a divisor of the type's max_per_node (a replica runs in one server).",
             unit="GPUs",
             minimum=1,
+            maximum=MAX_GPUS,
         ),
         Column(
             "gpu_hours",
@@ -482,6 +553,7 @@ THROUGHPUT = Sheet(
             unit="GPU-hours",
             minimum=0,
             positive=True,
+            maximum=MAX_GPU_HOURS,
         ),
         Column(
             "tokens_per_second_per_replica",
@@ -490,6 +562,7 @@ THROUGHPUT = Sheet(
             unit="tokens/s",
             minimum=0,
             positive=True,
+            maximum=MAX_TOKEN_RATE,
         ),
     ),
     optional_sheet=True,
@@ -513,6 +586,7 @@ DEMAND = Sheet(
             unit="month",
             required=True,
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "value",
@@ -521,6 +595,7 @@ DEMAND = Sheet(
             unit="tokens/s or tokens",
             required=True,
             minimum=0,
+            maximum=MAX_TOKENS,
         ),
     ),
     optional_sheet=True,
@@ -540,6 +615,7 @@ FLEET = Sheet(
             unit="GPUs",
             required=True,
             minimum=0,
+            maximum=MAX_GPUS,
         ),
         Column(
             "kind",
@@ -555,6 +631,7 @@ FLEET = Sheet(
             unit="USD",
             required=True,
             minimum=0,
+            maximum=MAX_PRICE,
         ),
         Column(
             "months_left",
@@ -562,6 +639,7 @@ FLEET = Sheet(
             "reserved only, required there: months of the term still to pay, from month 1.",
             unit="months",
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "age_months",
@@ -570,6 +648,7 @@ FLEET = Sheet(
             unit="months",
             default=0,
             minimum=0,
+            maximum=MAX_MONTHS,
         ),
     ),
     optional_sheet=True,
@@ -587,6 +666,7 @@ SCENARIOS = Sheet(
             unit="months",
             default=36,
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "budget_total",
@@ -595,6 +675,7 @@ SCENARIOS = Sheet(
             unit="USD",
             minimum=0,
             default_text="no limit",
+            maximum=MAX_BUDGET,
         ),
         Column(
             "budget_capex",
@@ -603,6 +684,7 @@ SCENARIOS = Sheet(
             unit="USD",
             minimum=0,
             default_text="no limit",
+            maximum=MAX_BUDGET,
         ),
         Column(
             "budget_monthly",
@@ -611,6 +693,7 @@ SCENARIOS = Sheet(
             unit="USD",
             minimum=0,
             default_text="no limit",
+            maximum=MAX_BUDGET,
         ),
         Column(
             "power_cap_kw",
@@ -619,6 +702,7 @@ SCENARIOS = Sheet(
             unit="kW",
             minimum=0,
             default_text="no limit",
+            maximum=MAX_POWER_KW,
         ),
         Column("allow_buy", ColumnType.BOOL, "Buying is allowed.", default=True),
         Column(
@@ -673,6 +757,7 @@ FUTURES = Sheet(
             unit="month",
             default=1,
             minimum=1,
+            maximum=MAX_MONTHS,
         ),
         Column(
             "max_regret",
@@ -681,6 +766,7 @@ FUTURES = Sheet(
             unit="USD",
             minimum=0,
             default_text="no bound",
+            maximum=MAX_BUDGET,
         ),
         Column(
             "max_regret_share",
@@ -705,6 +791,7 @@ FUTURES = Sheet(
             unit="factor",
             default=1.0,
             minimum=0,
+            maximum=MAX_FACTOR,
         ),
         Column(
             "growth_per_month",
@@ -715,6 +802,7 @@ FUTURES = Sheet(
             fraction=True,
             uncapped=True,
             default_text="the workload's own",
+            maximum=MAX_GROWTH_PER_MONTH,
         ),
         Column(
             "gpu",
@@ -738,6 +826,7 @@ FUTURES = Sheet(
             minimum=0,
             positive=True,
             default_text="none",
+            maximum=MAX_FACTOR,
         ),
     ),
     optional_sheet=True,
@@ -758,6 +847,7 @@ class AssumptionKey:
     boolean: bool = False  # TRUE/FALSE even where the default is blank
     label: bool = False  # short free text (currency): 1 to CURRENCY_MAX_CHARS printable characters
     sheet_only: bool = False  # the Assumptions sheet only: a scenario may not set it
+    maximum: float | None = None  # inclusive: the bound every number has (a share's is 1)
 
     @property
     def column_type(self) -> ColumnType:
@@ -772,14 +862,24 @@ class AssumptionKey:
 
 
 ASSUMPTIONS: tuple[AssumptionKey, ...] = (
-    AssumptionKey("hours_per_month", 730.0, "hours", "8,760 hours a year / 12", positive=True),
-    AssumptionKey("electricity_per_kwh", 0.10, "USD per kWh", "GPU buying guide: $0.10/kWh"),
+    AssumptionKey(
+        "hours_per_month",
+        730.0,
+        "hours",
+        "8,760 hours a year / 12",
+        positive=True,
+        maximum=HOURS_IN_LEAP_YEAR,
+    ),
+    AssumptionKey(
+        "electricity_per_kwh", 0.10, "USD per kWh", "GPU buying guide: $0.10/kWh", maximum=1_000.0
+    ),
     AssumptionKey(
         "pue",
         1.3,
         "ratio",
         "cooling overhead; the guide's $0.02/h cooling on a 700 W card ≈ PUE 1.29",
         positive=True,
+        maximum=10.0,
     ),
     AssumptionKey(
         "idle_power_fraction",
@@ -797,7 +897,14 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         fraction=True,
         at_most_one=True,
     ),
-    AssumptionKey("depreciation_months", 36.0, "months", "the guide's 3-year view", positive=True),
+    AssumptionKey(
+        "depreciation_months",
+        36.0,
+        "months",
+        "the guide's 3-year view",
+        positive=True,
+        maximum=MAX_MONTHS,
+    ),
     AssumptionKey(
         "credit_residual_value",
         None,
@@ -818,6 +925,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         0.0,
         "USD per kW a month",
         "a rented rack for owned GPUs and servers, per kW of their power before PUE (about $184: the domain brief)",
+        maximum=1_000_000.0,
     ),
     AssumptionKey(
         "resale_fraction",
@@ -924,17 +1032,53 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         positive=True,
         at_most_one=True,
     ),
-    AssumptionKey("bytes_per_param_fp32", 4.0, "bytes", "4 bytes per parameter", positive=True),
-    AssumptionKey("bytes_per_param_bf16", 2.0, "bytes", "2 bytes per parameter", positive=True),
-    AssumptionKey("bytes_per_param_fp16", 2.0, "bytes", "2 bytes per parameter", positive=True),
-    AssumptionKey("bytes_per_param_fp8", 1.0, "bytes", "1 byte per parameter", positive=True),
-    AssumptionKey("bytes_per_param_int8", 1.0, "bytes", "1 byte per parameter", positive=True),
+    AssumptionKey(
+        "bytes_per_param_fp32",
+        4.0,
+        "bytes",
+        "4 bytes per parameter",
+        positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
+    ),
+    AssumptionKey(
+        "bytes_per_param_bf16",
+        2.0,
+        "bytes",
+        "2 bytes per parameter",
+        positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
+    ),
+    AssumptionKey(
+        "bytes_per_param_fp16",
+        2.0,
+        "bytes",
+        "2 bytes per parameter",
+        positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
+    ),
+    AssumptionKey(
+        "bytes_per_param_fp8",
+        1.0,
+        "bytes",
+        "1 byte per parameter",
+        positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
+    ),
+    AssumptionKey(
+        "bytes_per_param_int8",
+        1.0,
+        "bytes",
+        "1 byte per parameter",
+        positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
+    ),
     AssumptionKey(
         "bytes_per_param_int4",
         0.5,
         "bytes",
         "0.5 bytes per parameter (GPTQ/AWQ ≈ 0.53, NF4 ≈ 0.52)",
         positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
     ),
     AssumptionKey(
         "training_state_bytes_per_param",
@@ -942,6 +1086,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "bytes",
         "mixed-precision Adam: weights, gradients, optimizer state (ZeRO paper)",
         positive=True,
+        maximum=MAX_BYTES_PER_PARAM,
     ),
     AssumptionKey(
         "inference_overhead",
@@ -949,6 +1094,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "fraction of weights",
         "accepted, not used since model v2: runtime_overhead_gb replaces it",
         fraction=True,
+        maximum=100.0,
     ),
     AssumptionKey(
         "kv_kib_per_token_8b",
@@ -956,6 +1102,7 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "KiB per token",
         "KV cache of Llama-3-8B at bf16 ≈ 0.125 MiB per token",
         positive=True,
+        maximum=1_000_000.0,
     ),
     AssumptionKey(
         "target_load",
@@ -972,18 +1119,21 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         "ratio",
         "FP8 over BF16 training on H100, measured 1.1–1.35× (not the datasheet's 2×); used where GPUs.fp8 is TRUE",
         positive=True,
+        maximum=100.0,
     ),
     AssumptionKey(
         "allreduce_latency_us",
         25.0,
         "µs per all-reduce",
         "tensor-parallel decode: two all-reduces per layer; gpt-fast's Llama-2 tensor-parallel runs on 8 × A100",
+        maximum=1e9,
     ),
     AssumptionKey(
         "runtime_overhead_gb",
         2.5,
         "GB per GPU",
         "CUDA context, workspace and activations of the serving engine (brief: 1–3 GB workspace + ~1 GB runtime)",
+        maximum=MAX_VRAM_GB,
     ),
     AssumptionKey(
         "bandwidth_efficiency_fp32",
@@ -1107,4 +1257,25 @@ def _check_in_step() -> None:
         )
 
 
+def _check_bounded() -> None:
+    # Fail at import if a number could be read without a bound (issue 33: 1e308 crashed solves).
+    numbers = (ColumnType.NUMBER, ColumnType.INTEGER)
+    unbounded = [
+        f"{sheet.name}.{c.name}"
+        for sheet in INPUT_SHEETS
+        for c in sheet.columns
+        if c.type in numbers and c.maximum is None and not c.at_most_one
+    ]
+    unbounded += [
+        f"Assumptions.{a.key}"
+        for a in ASSUMPTIONS
+        if a.column_type is ColumnType.NUMBER
+        and a.maximum is None
+        and not (a.at_most_one or a.below_one)
+    ]
+    if unbounded:
+        raise RuntimeError(f"numbers read without a bound: {', '.join(unbounded)}")
+
+
 _check_in_step()
+_check_bounded()

@@ -189,7 +189,7 @@ def _fleet(
         if "gpu" in typed and _unknown(typed["gpu"], gpu_names):
             bad.append(_unknown_reference(where, "gpu", typed["gpu"], "GPUs", gpu_names or ()))
         entry, more = fleet_entry(typed, where, f"Fleet row {where.row}")
-        bad += more
+        bad += beyond(found, more)  # a bad months_left is not also "blank"
         if bad:
             problems.extend(bad)
         elif entry is not None:
@@ -472,6 +472,10 @@ def _assumptions(
         seen[key] = where
         try:
             value = coerce(spec, raw.get("value"))
+            if value is None and spec.label_chars:
+                # A currency row left blank (or spaces, read as blank) is not USD by
+                # silence: every money figure would carry a label nobody chose (issue 33).
+                raise BadValue("is empty or only spaces (delete the row to plan in USD)")
         except BadValue as bad:
             problems.append(
                 where.at(

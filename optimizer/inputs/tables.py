@@ -8,7 +8,7 @@ values coerced by the sheet's column declarations (``rows.SPECS``).
 
 from __future__ import annotations
 
-import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,14 +211,22 @@ def _coerce_column(spec: FieldSpec, raws: Sequence[object]) -> list[object]:
     )
     ints_pass = spec.type is ColumnType.INTEGER
     ints_from = (spec.minimum or 0) + (1 if spec.positive else 0)
+    # The fast paths keep the bound (issue 33: a 1e308 slipped past here).
+    floats_to = sys.float_info.max if spec.upper is None else spec.upper  # never inf
+    ints_to = min(2**53 - 1, floats_to)
     for raw in raws:
         if raw.__class__ is str:
             if raw not in cache:
                 cache[raw] = _coerced_or_bad(spec, raw)
             out.append(cache[raw])
-        elif floats_pass and raw.__class__ is float and 0 < raw < math.inf:
+        elif floats_pass and raw.__class__ is float and 0 < raw <= floats_to:
             out.append(raw)
-        elif ints_pass and raw.__class__ is float and raw.is_integer() and ints_from <= raw < 2**53:
+        elif (
+            ints_pass
+            and raw.__class__ is float
+            and raw.is_integer()
+            and ints_from <= raw <= ints_to
+        ):
             out.append(int(raw))
         else:
             out.append(_coerced_or_bad(spec, raw))

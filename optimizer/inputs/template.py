@@ -339,9 +339,11 @@ def _validation(column: Column, spec: FieldSpec) -> dict[str, Any]:
     """The data validation of one column: a drop-down list, a number check or a hint."""
     options: dict[str, Any] = {
         "input_title": _short(column.name, _TITLE_LIMIT),
-        "input_message": _short(f"{column.description} Expected: {spec.expected}.", _MESSAGE_LIMIT),
+        "input_message": _short(
+            f"{column.description} Expected: {spec.bounded_expected}.", _MESSAGE_LIMIT
+        ),
         "error_title": _short(f"Not a valid {column.name}", _TITLE_LIMIT),
-        "error_message": _short(f"Expected {spec.expected}.", _MESSAGE_LIMIT),
+        "error_message": _short(f"Expected {spec.bounded_expected}.", _MESSAGE_LIMIT),
     }
     if column.type is ColumnType.CHOICE:
         options.update(validate="list", source=list(column.allowed))

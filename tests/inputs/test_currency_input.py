@@ -93,11 +93,29 @@ def test_currency_in_a_scenario_file_is_refused_naming_its_line(
 
 @pytest.mark.parametrize(
     ("value", "read"),
-    [(" € ", "€"), ("ABCDEFGH", "ABCDEFGH"), ("CHF", "CHF"), (None, "USD")],
-    ids=["symbol trimmed", "eight characters", "code", "blank is USD"],
+    [(" € ", "€"), ("ABCDEFGH", "ABCDEFGH"), ("CHF", "CHF")],
+    ids=["symbol trimmed", "eight characters", "code"],
 )
 def test_a_valid_currency_reaches_every_scenario(
     tmp_path: Path, value: str | None, read: str
 ) -> None:
     loaded = load_input(_workbook(tmp_path, value))
     assert [s.assumptions.currency for s in loaded.scenarios] == [read, read]
+
+
+def test_without_a_currency_row_the_workbook_is_in_usd(tmp_path: Path) -> None:
+    loaded = load_input(write_sheets(tmp_path / "input.xlsx", valid_sheets()))
+    assert [s.assumptions.currency for s in loaded.scenarios] == ["USD", "USD"]
+
+
+@pytest.mark.parametrize("value", [" ", "", None], ids=["space", "empty text", "blank cell"])
+def test_a_currency_row_left_blank_is_refused_not_read_as_usd(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: object
+) -> None:
+    # Issue 33 item 10: ' ' and '' were read as USD without a word.
+    err = _fails(_workbook(tmp_path, value), capsys)
+    assert err.startswith(
+        "1 problem in the input:\n  - input.xlsx, sheet Assumptions, cell B4, column value: "
+        "currency: is empty or only spaces (delete the row to plan in USD)"
+    )
+    assert err.endswith(f"; {_EXPECTED}\n")

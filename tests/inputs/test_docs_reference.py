@@ -15,6 +15,7 @@ from optimizer.inputs.docs_reference import (
     type_text,
 )
 from optimizer.inputs.rows import SPECS
+from optimizer.inputs.schema import bound_text
 from tests.paths import ROOT
 
 DOCS = ROOT / "docs" / "workbook.md"
@@ -109,9 +110,10 @@ def test_defaults_are_stated_as_users_read_them(
 
 
 def test_types_state_their_bounds() -> None:
-    assert type_text(schema.GPUS.column("vram_gb")) == "number > 0"
-    assert type_text(schema.GPUS.column("max_per_node")) == "whole number ≥ 1"
-    assert type_text(schema.PRICES.column("price")) == "number ≥ 0"
+    assert type_text(schema.GPUS.column("vram_gb")) == "number > 0, at most 100,000"
+    assert type_text(schema.GPUS.column("max_per_node")) == "whole number ≥ 1, at most 1,024"
+    assert type_text(schema.PRICES.column("price")) == "number ≥ 0, at most 1,000,000,000"
+    assert type_text(schema.WORKLOADS.column("tokens")) == "number > 0, at most 1e+18"
     assert allowed_text(schema.PRICES.column("gpu")) == "a name from sheet GPUs"
 
 
@@ -142,7 +144,7 @@ def test_every_column_states_the_upper_bound_the_reader_enforces() -> None:
             upper = SPECS[sheet.name][column.name].upper
             assert (upper is not None) == ("at most" in type_text(column)), column.name
             if upper is not None:
-                assert f"at most {upper:,g}" in type_text(column)
+                assert f"at most {bound_text(upper)}" in type_text(column)
     text = DOCS.read_text(encoding="utf-8")
     # The reader refuses max_regret_share 1.5 ("must be at most 1"), in a sheet and a file.
     assert "| `max_regret_share` | fraction | fraction ≥ 0, at most 1 |" in text

@@ -37,8 +37,9 @@ _TEXT = (
     .filter(bool)
 )
 # Excel keeps 15 significant digits: values with at most 11 are written and read back exactly.
-_POSITIVE = st.integers(1, 10**11).map(lambda i: i / 100)
-_NON_NEGATIVE = st.integers(0, 10**11).map(lambda i: i / 100)
+# Up to 100,000: the smallest bound the reader puts on these numbers (vram_gb, params_b).
+_POSITIVE = st.integers(1, 10**7).map(lambda i: i / 100)
+_NON_NEGATIVE = st.integers(0, 10**7).map(lambda i: i / 100)
 _FRACTION = st.integers(1, 1000).map(lambda i: i / 1000)
 _MONTH = st.integers(1, 36)
 
@@ -198,8 +199,9 @@ def _assumptions(draw: st.DrawFn) -> list[dict[str, Any]]:
             value = draw(st.sampled_from(["EUR", "€", "CHF", "R$", "ABCDEFGH"]))
         elif declared.at_most_one or declared.fraction:
             value = draw(_FRACTION)
-        else:
-            value = draw(_POSITIVE)
+        else:  # up to the key's bound (pue at most 10)
+            most = int((declared.maximum or 1e5) * 100)
+            value = draw(st.integers(1, min(most, 10**7)).map(lambda i: i / 100))
         rows.append({"key": key, "value": value, "source": draw(_optional(_TEXT))})
     return rows
 

@@ -140,13 +140,30 @@ def test_name_columns_offer_the_names_of_their_sheet(
 
 
 def test_numbers_are_checked_against_their_minimum(template: Workbook) -> None:
+    # Every number has the reader's upper bound too (issue 33 item 2).
     price = _validation(template["Prices"], "price")
-    assert (price.type, price.operator, price.formula1) == ("decimal", "greaterThanOrEqual", "0")
+    assert (price.type, price.operator, price.formula1, price.formula2) == (
+        "decimal",
+        None,  # openpyxl reads Excel's default operator, between, as None
+        "0",
+        "1000000000.0",
+    )
     vram = _validation(template["GPUs"], "vram_gb")
-    assert (vram.type, vram.operator, vram.formula1) == ("decimal", "greaterThan", "0")
+    assert (vram.type, vram.operator, vram.formula1, vram.formula2) == (
+        "decimal",
+        None,  # openpyxl reads Excel's default operator, between, as None
+        "1e-12",
+        "100000",
+    )
     nodes = _validation(template["GPUs"], "max_per_node")
-    assert (nodes.type, nodes.operator, nodes.formula1) == ("whole", "greaterThanOrEqual", "1")
+    assert (nodes.type, nodes.operator, nodes.formula1, nodes.formula2) == (
+        "whole",
+        None,
+        "1",
+        "1024",
+    )
     assert price.promptTitle == "price" and "USD per GPU" in (price.prompt or "")
+    assert "at most 1,000,000,000" in (price.error or "")
 
 
 def test_validations_and_input_style_cover_the_empty_rows(template: Workbook) -> None:

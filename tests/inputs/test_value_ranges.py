@@ -135,15 +135,15 @@ def test_a_horizon_of_300_months_is_accepted_in_the_sheet_and_a_scenario_file(
     assert [s.horizon_months for s in load_input(scenario_file).scenarios] == [300]
 
 
-def test_a_horizon_too_large_to_plan_is_refused_by_the_size_limit(
+def test_a_horizon_too_large_to_plan_is_refused_by_its_bound(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """horizon_months 1e9 once passed validate and solve died of a MemoryError; with
-    no cap on the horizon, the scenario's size (workloads × types × months) refuses it."""
+    """horizon_months 1e9 once passed validate and solve died of a MemoryError; a horizon
+    is now at most 1,200 months, like every month gpumix reads (issue 33 item 2)."""
     sheets = set_cell(valid_sheets(), "Scenarios", 2, "horizon_months", 1_000_000_000)
     err = _refused(write_sheets(tmp_path / "long.xlsx", sheets), capsys)
     assert err == (
-        "1 problem in the input:\n  - long.xlsx: scenario 'us' is too large to plan: "
-        "3 workloads × 2 GPU types × 1,000,000,000 months = 6,000,000,000; gpumix plans at "
-        "most 500,000; expected fewer workloads, GPU types or months (or split the scenario)\n"
+        "1 problem in the input:\n  - long.xlsx, sheet Scenarios, cell B2, column "
+        "horizon_months: must be at most 1,200, the largest gpumix plans (found 1000000000.0); "
+        "expected a whole number ≥ 1 (months)\n"
     )
