@@ -34,6 +34,7 @@ class CatalogueFills:
     warnings: list[str] = field(default_factory=list)
     named_rows: int = 0
     lacking: set[str] = field(default_factory=set)  # required columns some named row lacks
+    warned: set[tuple[str, str]] = field(default_factory=set)  # (GPU, column) warned about
 
     def covers(self, problem: Problem) -> bool:
         """Whether ``problem`` is a required GPUs column missing from the sheet that the
@@ -60,7 +61,9 @@ class CatalogueFills:
         self.lacking |= required - set(typed) - set(entry.figures if entry else ())
         if entry is None:
             return typed, [_unknown_name(p, name) for p in found]
-        self.warnings.extend(_contradictions(where, typed, entry))
+        contradictions = _contradictions(where, typed, entry)
+        self.warnings.extend(text for _column, text in contradictions)
+        self.warned |= {(name, column) for column, _text in contradictions}
         filled = dict(typed)
         for column, figure in entry.figures.items():
             if column not in typed:
@@ -97,8 +100,9 @@ def _no_figure(problem: Problem, name: str, entry: Entry) -> Problem:
     )
 
 
-def _contradictions(where: SheetRow, typed: dict[str, Any], entry: Entry) -> list[str]:
-    """Typed figures more than CONTRADICTION_RATIO away from the catalogue's, both named."""
+def _contradictions(where: SheetRow, typed: dict[str, Any], entry: Entry) -> list[tuple[str, str]]:
+    """Typed figures more than CONTRADICTION_RATIO away from the catalogue's, both named
+    (column, warning)."""
     warnings = []
     for column, figure in entry.figures.items():
         value = typed.get(column)
@@ -111,11 +115,14 @@ def _contradictions(where: SheetRow, typed: dict[str, Any], entry: Entry) -> lis
             unit = GPUS.column(column).unit
             cell = where.cell(column)
             warnings.append(
-                f"warning: {Path(where.file).name}, sheet {where.sheet}, "
-                f"{f'cell {cell}' if cell else f'row {where.row}'}, column {column}: "
-                f"{value:g} against the GPU catalogue's {figure.value:g}"
-                f"{f' {unit}' if unit else ''} for {entry.name} ({figure.cited}), "
-                f"{ratio:,.1f} times apart; the typed value is used: check its unit "
-                "(MB for GB? TFLOPS with sparsity?)"
+                (
+                    column,
+                    f"warning: {Path(where.file).name}, sheet {where.sheet}, "
+                    f"{f'cell {cell}' if cell else f'row {where.row}'}, column {column}: "
+                    f"{value:g} against the GPU catalogue's {figure.value:g}"
+                    f"{f' {unit}' if unit else ''} for {entry.name} ({figure.cited}), "
+                    f"{ratio:,.1f} times apart; the typed value is used: check its unit "
+                    "(MB for GB? TFLOPS with sparsity?)",
+                )
             )
     return warnings

@@ -10,6 +10,7 @@ and what it implies; gpumix plans with it as given.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from optimizer.domain import Gpu, Kind, Workload
@@ -53,8 +54,13 @@ def _warning(place: str, column: str, value: float, why: str) -> str:
     )
 
 
-def implausible_gpus(gpus: Iterable[Gpu], rows: Mapping[str, SheetRow]) -> list[str]:
-    """One warning per GPU figure no GPU made has, naming its cell."""
+def implausible_gpus(
+    gpus: Iterable[Gpu],
+    rows: Mapping[str, SheetRow],
+    warned: AbstractSet[tuple[str, str]] = frozenset(),
+) -> list[str]:
+    """One warning per GPU figure no GPU made has, naming its cell; none for the
+    (GPU, column) cells in ``warned`` (the GPU catalogue's warning already names them)."""
     found = []
     for gpu in gpus:
         where = rows.get(gpu.name)
@@ -62,6 +68,8 @@ def implausible_gpus(gpus: Iterable[Gpu], rows: Mapping[str, SheetRow]) -> list[
             continue
         for column, (implausible, why) in _GPU_CHECKS.items():
             value = getattr(gpu, column)
+            if (gpu.name, column) in warned:
+                continue
             if value is not None and implausible(float(value)):
                 found.append(_warning(_place(where, column), column, value, why))
     return found

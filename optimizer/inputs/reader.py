@@ -271,7 +271,7 @@ def parse_workbook(path: Path) -> tuple[WorkbookData, list[Problem]]:
             *header_warnings,
             *fills.warnings,
             *implausible_values(assumptions, scenarios),
-            *implausible_gpus(gpus, gpu_rows),
+            *implausible_gpus(gpus, gpu_rows, fills.warned),
             *implausible_workloads(workloads, workload_rows),
         ),
         catalogue_figures=tuple(fills.figures),

@@ -181,9 +181,8 @@ def build_scenario(
 ) -> Scenario:
     """One fully resolved Scenario: offers, GPUs, workloads and measurements filtered.
 
-    ``exclude_gpus`` never removes what exists (model v2 §E): a type with rows in
-    sheet Fleet stays in the scenario with its existing GPUs, without offers.
-    """
+    ``exclude_gpus`` never removes what exists (model v2 §E): a type with rows in sheet
+    Fleet stays in the scenario with its existing GPUs, without offers."""
     keep = set(settings.workloads) if settings.workloads is not None else None
     workloads = with_demand(
         (*(w for w in workbook.workloads if keep is None or w.name in keep), *added),

@@ -94,12 +94,9 @@ def _records(
     prepare: Callable[[SheetRow, dict[str, Any], list[Problem]], tuple[Any, list[Problem]]]
     | None = None,
 ) -> tuple[tuple[Any, ...], set[str], dict[str, SheetRow]]:
-    """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names.
-
-    ``partial`` is given the sound cells and problems of each row with problems (but a
-    duplicate's), for the checks still to be made on them. ``prepare`` changes each
-    row's values and problems first (GPUs: the catalogue fills blanks).
-    """
+    """Rows of a sheet whose rows are named (GPUs, Workloads), with unique names. ``partial``
+    gets the sound cells and problems of each row with problems (not a duplicate's), for the
+    checks still to make; ``prepare`` first changes a row (GPUs: the catalogue fills blanks)."""
     built = []
     names: set[str] = set()
     rows: dict[str, SheetRow] = {}

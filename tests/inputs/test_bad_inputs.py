@@ -1195,7 +1195,8 @@ def test_the_readme_states_every_limit_gpumix_checks() -> None:
         f"a scenario at most {MAX_WORKLOAD_TYPE_MONTHS:,} workloads × GPU types × months",
         f"a sweep at most {MAX_SWEEP_POINTS:,} points per `--vary` and "
         f"{MAX_SWEEP_VARIANTS:,} variants",
-        "`--time-limit` covers building the model as well as solving it",
+        "`--time-limit S` is the whole command's time, in every command that solves, from start "
+        "to written result (reading, building and writing included)",
     ):
         assert stated in readme, stated
 

@@ -11,9 +11,19 @@ from pathlib import Path
 import pytest
 
 from optimizer.cli import main
-from tests.conftest import set_cell, sha256, valid_sheets, write_sheets
+from tests.conftest import Sheets, set_cell, sha256, valid_sheets, write_sheets
 
 _TAIL = "; gpumix plans with it as given, check it is not a typo"
+
+
+def _uncatalogued() -> Sheets:
+    """The valid input with its GPU renamed to one the GPU catalogue does not know, so that
+    the catalogue's own "times apart" warning (tests/inputs/test_catalogue.py) stays out."""
+    sheets = valid_sheets()
+    for rows in sheets.values():
+        for row in rows[1:]:
+            row[:] = ["X100" if cell == "H100" else cell for cell in row]
+    return sheets
 
 
 def _warnings(path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -27,7 +37,7 @@ def _warnings(path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
 def test_vram_in_mb_and_a_fast_growth_are_warned_naming_the_cell(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sheets = set_cell(valid_sheets(), "GPUs", 2, "vram_gb", 80_000)
+    sheets = set_cell(_uncatalogued(), "GPUs", 2, "vram_gb", 80_000)
     set_cell(sheets, "Workloads", 3, "growth_per_month", 0.5)
     warnings = _warnings(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
     assert warnings == [
@@ -39,8 +49,18 @@ def test_vram_in_mb_and_a_fast_growth_are_warned_naming_the_cell(
     ]
 
 
+def test_a_catalogued_gpu_gets_one_warning_per_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # H100 is in the GPU catalogue: its "times apart" warning names both values; the
+    # "more memory than any GPU made" warning for the same cell would say it again.
+    sheets = set_cell(valid_sheets(), "GPUs", 2, "vram_gb", 80_000)
+    warnings = _warnings(write_sheets(tmp_path / "input.xlsx", sheets), capsys)
+    assert len(warnings) == 1 and "80000 against the GPU catalogue's 80 GB" in warnings[0]
+
+
 def test_real_figures_are_not_warned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sheets = set_cell(valid_sheets(), "GPUs", 2, "vram_gb", 288)
+    sheets = set_cell(_uncatalogued(), "GPUs", 2, "vram_gb", 288)
     set_cell(sheets, "Workloads", 3, "growth_per_month", 0.2)  # ×8.9 a year
     set_cell(sheets, "GPUs", 2, "tdp_w", 1_400)
     assert _warnings(write_sheets(tmp_path / "input.xlsx", sheets), capsys) == []
