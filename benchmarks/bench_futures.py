@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from optimizer.check.verify import solve_futures_and_verify  # noqa: E402
 from optimizer.domain import Scenario  # noqa: E402
-from optimizer.futures import Futures, FutureSpec  # noqa: E402
+from optimizer.domain.futures import Futures, FutureSpec  # noqa: E402
 from optimizer.inputs.load import load_input  # noqa: E402
 from optimizer.results import SolverSettings  # noqa: E402
 

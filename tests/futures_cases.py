@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from optimizer.domain import OfferOption, Scenario
-from optimizer.futures import Futures, FutureSpec, PriceFactor, future_scenario
-from optimizer.futures_result import FuturesResult
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import Futures, FutureSpec, PriceFactor
 from optimizer.results import PairEstimate, SolverSettings
+from optimizer.results.futures import FuturesResult
 from tests.brute_force_search import Candidate, candidates
 from tests.test_optimality import FAMILIES, Case
 

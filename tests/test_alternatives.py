@@ -371,7 +371,7 @@ def test_usage_errors_exit_2_with_exact_text(capsys: pytest.CaptureFixture[str])
 
 
 def test_goal_order_and_duplicates() -> None:
-    from optimizer.cli_alternatives import _goals
+    from optimizer.cli.alternatives import _goals
 
     assert _goals([]) == list(Goal)
     assert _goals(["least_power", "least_capex", "least_power"]) == [
@@ -600,7 +600,7 @@ def test_a_negative_optimum_gets_its_alternatives_within_the_slack_above_it() ->
 def test_a_goal_not_proven_best_shows_its_gap_on_its_terminal_line() -> None:
     """Issue 35 item 3: "least capital $356,000" was read as the least, with a 100 % gap
     shown only in the workbook, while a $0-capex plan lay inside the slack."""
-    from optimizer.cli_alternatives import _alternative_lines
+    from optimizer.cli.alternatives import _alternative_lines
 
     case = tiny_case(4)
     result = run_alternatives(

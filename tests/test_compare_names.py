@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from optimizer.cli_compare import column_names
+from optimizer.cli.compare import column_names
 
 
 def test_names_no_other_input_uses_stay_as_they_are() -> None:

@@ -1,11 +1,12 @@
-"""A future is the scenario with its figures changed (optimizer.futures.future_scenario)."""
+"""A future is the scenario with its figures changed (optimizer.domain.future_scenario)."""
 
 from __future__ import annotations
 
 import pytest
 
 from optimizer.domain import OfferOption, Scenario
-from optimizer.futures import FutureSpec, PriceFactor, future_name, future_scenario
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import FutureSpec, PriceFactor, future_name
 from tests.builders import gpu, offer, scenario, workload
 
 

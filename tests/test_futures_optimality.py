@@ -46,7 +46,7 @@ def test_a_shared_purchase_may_exceed_what_the_smaller_future_can_use() -> None:
     # pays within the horizon and nothing is resold, so the best shared
     # month-1 purchase is five: a bound taken from the low future alone (the
     # most GPUs it can use) would cut that plan off.
-    from optimizer.futures import Futures, FutureSpec
+    from optimizer.domain.futures import Futures, FutureSpec
     from tests.builders import gpu, offer, scenario, workload
     from tests.test_alternatives import serving_assumptions, serving_estimate
 

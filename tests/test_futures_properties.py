@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from optimizer.check.futures import check_futures
 from optimizer.check.verify import solve_and_verify, solve_futures_and_verify
 from optimizer.domain import Scenario
-from optimizer.futures import Futures, FutureSpec, future_scenario
-from optimizer.futures_result import FuturesResult
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import Futures, FutureSpec
 from optimizer.results import PairEstimate, SolveStatus
+from optimizer.results.futures import FuturesResult
 from tests.futures_cases import (
     CENT,
     EXACT,

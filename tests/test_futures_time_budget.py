@@ -73,7 +73,7 @@ def test_a_future_alone_the_limit_stopped_beside_the_shared_solve_leaves_the_sha
     """Without regret caps the futures alone only feed the report: one that ran out of
     time while the shared plan was solved costs its regret, not the shared plan (a
     20 s run lost its whole result to it)."""
-    from optimizer.cli_futures import futures_lines
+    from optimizer.cli.futures import futures_lines
 
     s, estimates = case_with_futures("serving", 0)
     real = futures_solve.solve_alone
@@ -104,7 +104,7 @@ def test_a_future_alone_the_limit_stopped_beside_the_shared_solve_leaves_the_sha
 def test_the_command_keeps_back_the_time_already_spent_and_the_writing() -> None:
     import time
 
-    from optimizer.cli_futures import within_command
+    from optimizer.cli.futures import within_command
 
     asked = SolverSettings(time_limit=60.0)
     begun = time.perf_counter() - 5.0  # reading took 5 s

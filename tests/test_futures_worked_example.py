@@ -9,9 +9,9 @@ from dataclasses import replace
 from optimizer.check.futures import check_futures
 from optimizer.check.verify import solve_futures_and_verify
 from optimizer.domain import OfferOption, Scenario
-from optimizer.futures import Futures, FutureSpec, PriceFactor
-from optimizer.futures_result import FuturesResult, SharedAction, SharedDecision
+from optimizer.domain.futures import Futures, FutureSpec, PriceFactor
 from optimizer.results import SolverSettings, SolveStatus
+from optimizer.results.futures import FuturesResult, SharedAction, SharedDecision
 from optimizer.solve.futures_expected import expected_future
 from tests.builders import BARE, gpu, offer, scenario, workload
 from tests.futures_cases import fixed

@@ -54,7 +54,7 @@ def solve_plan(
     """
     from optimizer.check.verify import solve_and_verify
     from optimizer.currency import money_text
-    from optimizer.inputs.futures_notes import futures_notes
+    from optimizer.inputs.futures.notes import futures_notes
     from optimizer.inputs.price_warnings import scenario_warnings
 
     values: dict[str, float] = {}

@@ -1,6 +1,6 @@
 """Check a plan for several futures (issue 19) from the plans' decisions alone.
 
-Takes a :class:`~optimizer.futures_result.FuturesResult`; hands on every
+Takes a :class:`~optimizer.results.futures.FuturesResult`; hands on every
 violation found (empty: the result may be reported). Each future's plan is
 checked by :func:`~optimizer.check.rules.check_plan` against the future's
 scenario, made here from the scenario as written and the future's spec
@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from optimizer.check.rules import check_plan
 from optimizer.currency import money_text
 from optimizer.domain import Scenario
-from optimizer.futures import PROBABILITY_TOLERANCE, future_scenario
-from optimizer.futures_result import FuturesResult, SharedDecision, shared_decisions
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import PROBABILITY_TOLERANCE
 from optimizer.results import PairEstimate, Plan
+from optimizer.results.futures import FuturesResult, SharedDecision, shared_decisions
 
 CENT = 0.01
 Estimator = Callable[[Scenario], Sequence[PairEstimate]]

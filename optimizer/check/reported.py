@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from optimizer.check.capacity import (
     active_reservations,
@@ -27,6 +26,7 @@ from optimizer.check.capacity import (
     reserved_per_gpu,
     source_stock,
 )
+from optimizer.check.check_report import CheckReport
 from optimizer.check.money import fleet_value_at_start
 from optimizer.check.servers import server_levels
 from optimizer.check.tolerances import (
@@ -40,10 +40,6 @@ from optimizer.check.tolerances import (
 from optimizer.currency import money_text
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.results import HOUSE, Decisions, FleetRow, OfferUse, PairEstimate, PlaceRow, Plan
-
-if TYPE_CHECKING:
-    # Only for the annotation: rules.py, which defines CheckReport, imports this module.
-    from optimizer.check.rules import CheckReport
 
 
 def reported_money_violations(report: CheckReport, plan: Plan) -> list[str]:

@@ -20,16 +20,17 @@ one family to a module as in the model: ``decisions`` (keys and places, whole
 numbers, the stock family), ``place_capacity``, ``slot_hours``,
 ``free_hours``, ``deadline_slots``, ``serving``, ``training_demand``,
 ``recurring_demand``, ``limits`` (power, budgets); what the plan says:
-``reported`` and ``assignments``. This module keeps :class:`CheckReport` and
-:func:`check_plan`, which runs them all.
+``reported`` and ``assignments``. This module keeps :func:`check_plan`, which
+runs them all and hands on a :class:`~optimizer.check.check_report.CheckReport`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from optimizer.check.assignments import assignment_violations
+from optimizer.check.check_report import CheckReport
 from optimizer.check.deadline_slots import deadline_slots_violations
 from optimizer.check.decisions import (
     integrality_violations,
@@ -61,31 +62,6 @@ from optimizer.check.slot_hours import slot_hours_violations
 from optimizer.check.training_demand import training_demand_violations
 from optimizer.domain import CostCategory, Scenario
 from optimizer.results import Decisions, PairEstimate, Plan
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """What the checker recomputed, and everything it found wrong.
-
-    ``total_cost`` is the objective (discounted costs minus the discounted
-    residual credit), ``cash_out`` undiscounted cash before credit,
-    ``residual_credit`` the undiscounted value credited (market or book); ``costs`` holds
-    each category's discounted total and ``cash_flow`` the undiscounted cash
-    of each month 1..T by category. An empty ``violations`` means the plan
-    is feasible and every number it reports is right.
-    """
-
-    total_cost: float
-    cash_out: float
-    residual_credit: float
-    costs: dict[CostCategory, float]
-    cash_flow: dict[int, dict[CostCategory, float]]
-    violations: list[str]
-    residual_credit_discounted: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
 
 
 def check_plan(

@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from optimizer.domain import Scenario
-from optimizer.futures_result import FuturesResult
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.results.futures import FuturesResult
 
 
 def solve_and_verify(

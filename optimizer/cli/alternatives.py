@@ -3,7 +3,7 @@
 Parses ``--slack`` and ``--goal`` (usage errors exit 2), runs
 :func:`optimizer.analysis.alternatives.run_alternatives`, writes the workbook
 and prints one line per alternative (or the JSON). The shared command-line
-helpers live in ``optimizer.cli`` (imported when the command runs).
+helpers live in ``optimizer.cli.common``.
 """
 
 from __future__ import annotations
@@ -64,43 +64,43 @@ def run_alternatives_command(args: argparse.Namespace) -> int:
         alternatives_json,
         write_alternatives_workbook,
     )
-    from optimizer.cli import (
-        _check_jobs,
-        _count,
-        _default_output,
-        _one_scenario,
-        _output_path,
-        _plan_line,
-        _say,
-        _solver_settings,
-        _write,
+    from optimizer.analysis.extras import say
+    from optimizer.cli.common import (
+        check_jobs,
+        count_text,
+        default_output,
+        one_scenario,
+        output_path,
+        plan_line,
+        solver_settings,
+        write_output,
     )
     from optimizer.solve.budget import command_budget
 
     slack = _slack(args.slack)
     goals = _goals(args.goal)
-    _check_jobs(args.jobs)
+    check_jobs(args.jobs)
     quiet = args.quiet or args.json
-    scenario = _one_scenario(args.input, args.scenario)
-    written = _output_path(
-        args.output or _default_output(args.input, "alternatives"), scenario.source_files
+    scenario = one_scenario(args.input, args.scenario)
+    written = output_path(
+        args.output or default_output(args.input, "alternatives"), scenario.source_files
     )
-    settings = _solver_settings(args, progress=False)
-    _say(quiet, f"solving {scenario.name} and {_count(len(goals), 'alternative')} ...")
+    settings = solver_settings(args, progress=False)
+    say(quiet, f"solving {scenario.name} and {count_text(len(goals), 'alternative')} ...")
     budget = command_budget(args.time_limit)
     result = run_alternatives(scenario, settings, goals, slack, jobs=args.jobs, budget=budget)
-    _write(write_alternatives_workbook, written, result)
+    write_output(write_alternatives_workbook, written, result)
     if args.json:
         print(alternatives_json(result))
     elif not args.quiet:
-        print(terminal_text(_plan_line(result.optimum)))
+        print(terminal_text(plan_line(result.optimum)))
         for line in _alternative_lines(result):
             print(terminal_text(line))
         print(terminal_text(f"wrote {written}"))
     plans = [result.optimum, *(a.plan for a in result.alternatives)]
     if args.quiet and not args.json:
         # Quiet drops the summary, not the reason for exit 1 (issue 33 item 10).
-        failed = [_plan_line(result.optimum)] if not result.optimum.status.has_plan else []
+        failed = [plan_line(result.optimum)] if not result.optimum.status.has_plan else []
         failed += [
             f"{result.optimum.name}, {a.goal.value}: {a.plan.status.value} — "
             + "; ".join(a.plan.diagnostics)

@@ -8,11 +8,24 @@ them.
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path, PurePath
 
-from optimizer.errors import InputError, Problem
+from optimizer.cli.common import (
+    default_output,
+    output_path,
+    plan_line,
+    solver_settings,
+    write_output,
+)
+from optimizer.cli.scenarios import solve_all
+from optimizer.currency import one_currency
+from optimizer.errors import InputError, Problem, terminal_text
+from optimizer.results import Plan
+from optimizer.solve.budget import command_budget
 
 
 def column_names(inputs: Sequence[tuple[Path, Sequence[str]]]) -> list[dict[str, str]]:
@@ -80,3 +93,47 @@ def check_one_currency(inputs: Sequence[tuple[Path, str]]) -> None:
     ]
     if problems:
         raise InputError(problems)
+
+
+def run_compare_command(args: argparse.Namespace) -> int:
+    from optimizer.inputs.load import load_input
+    from optimizer.reports.compare import comparison_table, write_comparison
+
+    loaded = [load_input(path) for path in args.inputs]  # every input checked before any solve
+    check_one_currency(
+        [
+            (path, one_currency(s.assumptions.currency for s in item.scenarios))
+            for path, item in zip(args.inputs, loaded, strict=True)
+        ]
+    )
+    inputs = [f for item in loaded for f in item.files]
+    written = output_path(args.output or default_output(args.inputs[0], "comparison"), inputs)
+    settings = solver_settings(args, progress=False)
+    names = column_names(
+        [
+            (path, [s.name for s in item.scenarios])
+            for path, item in zip(args.inputs, loaded, strict=True)
+        ]
+    )
+    plans: list[Plan] = []
+    budget = command_budget(args.time_limit)
+    count = sum(len(item.scenarios) for item in loaded)
+    for item, shown in zip(loaded, names, strict=True):
+        scenarios = [replace(s, name=shown[s.name]) for s in item.scenarios]
+        # Each input's scenarios get their part of what is left of the budget.
+        share = len(scenarios) / (count - len(plans))
+        solved = solve_all(
+            scenarios,
+            settings,
+            quiet=False,
+            jobs=args.jobs,
+            budget=budget.until(budget.share(share) or 0.0) if budget.seconds else None,
+        )
+        plans.extend(solved)
+    write_output(write_comparison, written, plans)
+    print(terminal_text(comparison_table(plans)))
+    for plan in plans:
+        if not plan.status.has_plan:
+            print(terminal_text(plan_line(plan)))  # why there is no plan, in words
+    print(terminal_text(f"wrote {written}"))
+    return 0 if all(p.status.has_plan for p in plans) else 1

@@ -3,7 +3,7 @@
 Picks the scenario (``--scenario``, else the input's first that has futures),
 runs :func:`optimizer.check.verify.solve_futures_and_verify`, writes the futures
 workbook and prints what to decide now and each future's cost and regret (or
-the JSON). The shared command-line helpers live in ``optimizer.cli``.
+the JSON). The shared command-line helpers live in ``optimizer.cli.common``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from optimizer.errors import InputError, Problem, terminal_text
 
 if TYPE_CHECKING:
     from optimizer.domain import Scenario
-    from optimizer.futures_result import FuturesResult
     from optimizer.results import SolverSettings
+    from optimizer.results.futures import FuturesResult
 
 # Seconds kept back from --time-limit for writing the workbook: a future's
 # result sheets took 0.15 s to write (3 futures, 0.46 s, on a loaded 2-core
@@ -61,22 +61,23 @@ def _scenario_with_futures(path: Path | None, name: str | None) -> Scenario:
 
 def run_futures_command(args: argparse.Namespace) -> int:
     from optimizer import __version__
+    from optimizer.analysis.extras import say
     from optimizer.check.verify import solve_futures_and_verify
-    from optimizer.cli import _default_output, _output_path, _say, _solver_settings, _write
+    from optimizer.cli.common import default_output, output_path, solver_settings, write_output
     from optimizer.reports.futures_workbook import futures_json, write_futures_workbook
     from optimizer.results import RunResult
 
     begun = time.perf_counter()
     quiet = args.quiet or args.json
     scenario = _scenario_with_futures(args.input, args.scenario)
-    written = _output_path(
-        args.output or _default_output(args.input, "futures"), scenario.source_files
+    written = output_path(
+        args.output or default_output(args.input, "futures"), scenario.source_files
     )
     futures = scenario.futures
     assert futures is not None
-    asked = _solver_settings(args, progress=False)
+    asked = solver_settings(args, progress=False)
     settings = within_command(asked, begun, len(futures.futures))
-    _say(quiet, f"planning {scenario.name} for {len(futures.futures)} futures ...")
+    say(quiet, f"planning {scenario.name} for {len(futures.futures)} futures ...")
     started = datetime.now(UTC).isoformat()
     result = solve_futures_and_verify(scenario, settings)
     run = RunResult(
@@ -86,7 +87,7 @@ def run_futures_command(args: argparse.Namespace) -> int:
         __version__,
         asked,
     )
-    _write(write_futures_workbook, written, result, run)
+    write_output(write_futures_workbook, written, result, run)
     if args.json:
         print(futures_json(result))
     elif not args.quiet:

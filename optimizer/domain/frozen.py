@@ -1,7 +1,7 @@
 """Typed, validated inputs: what the reader produces and every later stage reads.
 
 Everything here is frozen. The reader (``optimizer.inputs.reader``) builds these from a
-workbook, ``optimizer.inputs.scenario_file`` from YAML, and ``optimizer.inputs.resolve``
+workbook, ``optimizer.inputs.scenario_file.read`` from YAML, and ``optimizer.inputs.resolve``
 combines them into one :class:`Scenario` per scenario to solve. Later stages
 (estimate, model, solve, check, writers) see only these objects, never cells.
 """
@@ -9,84 +9,13 @@ combines them into one :class:`Scenario` per scenario to solve. Later stages
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from optimizer.domain.choices import FleetKind, Kind, OfferOption, Precision, ResidualValue
+
 if TYPE_CHECKING:
-    from optimizer.futures import Futures
-
-
-class OfferOption(StrEnum):
-    """How a GPU is had (``Prices.option``)."""
-
-    BUY = "buy"
-    ON_DEMAND = "on_demand"
-    SPOT = "spot"
-    RESERVED = "reserved"
-
-    @property
-    def is_rent(self) -> bool:
-        """On-demand, spot and reserved are all removed by ``allow_rent = FALSE``."""
-        return self is not OfferOption.BUY
-
-    @property
-    def price_words(self) -> str:
-        """The option as a price is named in sentences: "purchase", "on-demand", ..."""
-        return "purchase" if self is OfferOption.BUY else self.value.replace("_", "-")
-
-
-class Kind(StrEnum):
-    """What a workload does (``Workloads.kind``)."""
-
-    PRETRAINING = "pretraining"
-    FINE_TUNING = "fine_tuning"
-    LORA = "lora"
-    QLORA = "qlora"
-    BATCH_INFERENCE = "batch_inference"
-    REALTIME_INFERENCE = "realtime_inference"
-
-    @property
-    def is_training(self) -> bool:
-        """A job with a fixed amount of work, done once, on one GPU type."""
-        return self in (Kind.PRETRAINING, Kind.FINE_TUNING, Kind.LORA, Kind.QLORA)
-
-    @property
-    def is_inference(self) -> bool:
-        return not self.is_training
-
-
-class Precision(StrEnum):
-    """Precision of a workload's weights (``Workloads.precision``)."""
-
-    FP32 = "fp32"
-    BF16 = "bf16"
-    FP16 = "fp16"
-    FP8 = "fp8"
-    INT8 = "int8"
-    INT4 = "int4"
-
-
-class ResidualValue(StrEnum):
-    """What owned GPUs and servers are credited at the horizon (``residual_value``)."""
-
-    MARKET = "market"  # resale value in month T + 1
-    BOOK = "book"  # straight-line by age over depreciation_months (v1)
-    NONE = "none"
-
-
-class CostCategory(StrEnum):
-    """The cost categories of a plan, in the order results show them."""
-
-    PURCHASE = "purchase"
-    ENERGY = "energy"
-    MAINTENANCE = "maintenance"
-    ON_DEMAND = "on_demand"
-    SPOT = "spot"
-    RESERVED = "reserved"
-    NODE = "node"  # servers bought for owned GPUs (model v2 §E)
-    COLOCATION = "colocation"  # rack space for owned IT power
-    SALES = "sales"  # cash in (negative): GPUs and servers sold (model v2 §E)
+    from optimizer.domain.futures import Futures
 
 
 @dataclass(frozen=True)
@@ -153,13 +82,6 @@ class Offer:
     provider: str | None = None
     source: str | None = None
     row: int = 0
-
-
-class FleetKind(StrEnum):
-    """What a row of sheet ``Fleet`` is (model v2 §E)."""
-
-    OWNED = "owned"
-    RESERVED = "reserved"
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,11 @@ every realtime and batch workload, and factors per workload on top), demand
 growth (for every such workload, or per workload), and prices (factors per
 GPU type and option). Inputs (sheet ``Futures``, a scenario file's
 ``futures:``) are parsed and validated into these types once;
-:func:`future_scenario` turns the scenario and one future into the plain
-:class:`~optimizer.domain.Scenario` that future is, so that the model, the
-solver and the independent checker treat each future like any scenario.
+:func:`~optimizer.domain.future_scenario.future_scenario` turns the scenario
+and one future into the plain :class:`~optimizer.domain.Scenario` that future
+is, so that the model, the solver and the independent checker treat each
+future like any scenario. Apart from ``frozen`` (whose ``Scenario`` holds a
+``Futures``), they import only ``choices``.
 
 ``decide_by_month``: every purchase, sale and reservation start up to and
 including that month is shared by all futures (decided now, before knowing
@@ -16,9 +18,9 @@ which future comes); later ones each future decides for itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from optimizer.domain import Kind, Offer, OfferOption, Scenario, Workload
+from optimizer.domain.choices import OfferOption
 
 # Probabilities must sum to 1 within this (a workbook's 1/3 + 1/3 + 1/3).
 PROBABILITY_TOLERANCE = 1e-6
@@ -111,52 +113,3 @@ class Futures:
 def future_name(scenario: str, future: str) -> str:
     """The name of a future's plan: ``"<scenario> / <future>"``."""
     return f"{scenario} / {future}"
-
-
-def _scaled_workload(w: Workload, spec: FutureSpec) -> Workload:
-    if w.kind.is_training:
-        return w
-    factor = spec.demand_factor * dict(spec.workload_demand_factors).get(w.name, 1.0)
-    growth = dict(spec.workload_growth).get(w.name, spec.growth_per_month)
-    return replace(
-        w,
-        demand_multiplier=w.demand_multiplier * factor,
-        growth_per_month=w.growth_per_month if growth is None else growth,
-    )
-
-
-def _priced_offer(o: Offer, spec: FutureSpec) -> Offer:
-    price = o.price
-    for p in spec.price_factors:
-        if p.applies_to(o.gpu, o.option):
-            price *= p.factor
-    return o if price == o.price else replace(o, price=price)
-
-
-def _listed_price(gpu: str, price: float, spec: FutureSpec) -> float:
-    for p in spec.price_factors:
-        if p.applies_to(gpu, OfferOption.BUY):
-            price *= p.factor
-    return price
-
-
-def future_scenario(base: Scenario, spec: FutureSpec) -> Scenario:
-    """The scenario ``base`` becomes in future ``spec`` (named :func:`future_name`).
-
-    Offers keep their ids, so a decision in one future names the same offer
-    in every other. The Fleet's rows (what is owned or already reserved) are
-    not repriced: their prices are facts, not forecasts.
-    """
-    return replace(
-        base,
-        name=future_name(base.name, spec.name),
-        workloads=tuple(_scaled_workload(w, spec) for w in base.workloads),
-        offers=tuple(_priced_offer(o, spec) for o in base.offers),
-        listed_buy_prices=tuple((g, _listed_price(g, p, spec)) for g, p in base.listed_buy_prices),
-        futures=None,
-    )
-
-
-def scaled_kinds() -> tuple[Kind, ...]:
-    """The workload kinds a demand factor or growth applies to."""
-    return (Kind.REALTIME_INFERENCE, Kind.BATCH_INFERENCE)

@@ -14,7 +14,7 @@ from optimizer.errors import Problem
 from optimizer.inputs.cells import beyond, coerce_fields, suggestion
 from optimizer.inputs.partial_rows import PartialWorkload, partial_workload
 from optimizer.inputs.rows import SPECS, build_workload
-from optimizer.inputs.scenario_lines import YamlWhere, _child, _key_lines
+from optimizer.inputs.scenario_file.lines import YamlWhere, _child, _key_lines
 from optimizer.inputs.schema import WORKLOADS
 
 

@@ -20,7 +20,7 @@ from optimizer.inputs.plausible import implausible_in_file
 from optimizer.inputs.plausible_rows import growth_warning
 from optimizer.inputs.reader import WorkbookData, parse_workbook
 from optimizer.inputs.resolve import check_scenarios
-from optimizer.inputs.scenario_file import ScenarioEntry, ScenarioFile, parse_scenario_file
+from optimizer.inputs.scenario_file.read import ScenarioEntry, ScenarioFile, parse_scenario_file
 from optimizer.inputs.schema import MAX_WORKLOAD_TYPE_MONTHS
 
 WORKBOOK_SUFFIXES = (".xlsx",)

@@ -18,7 +18,7 @@ from typing import Any
 from optimizer.domain import Kind, Workload
 from optimizer.errors import Problem
 from optimizer.inputs.cells import Where
-from optimizer.inputs.scenario_sound import maybe_added
+from optimizer.inputs.scenario_file.sound import maybe_added
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ The stages, each of small pure functions in a module of its own:
 
 This module puts them together into ``WorkbookData``. The cell coercion and
 record builders (``cells.coerce``, ``rows.build_workload`` ...) are shared with
-``optimizer.inputs.scenario_file``, whose ``add_workloads`` entries follow the same
+``optimizer.inputs.scenario_file.read``, whose ``add_workloads`` entries follow the same
 rules as the Workloads sheet; only the location in messages differs
 (``SheetCell`` versus a YAML line, both behind ``Where``).
 """
@@ -35,8 +35,8 @@ from optimizer.inputs.catalogue_fill import CatalogueFills
 from optimizer.inputs.cells import SheetRow, Where
 from optimizer.inputs.demand_rows import DemandRow, demand_problems
 from optimizer.inputs.fleet_rows import FleetEntry
-from optimizer.inputs.futures_located import LocatedFutures
-from optimizer.inputs.futures_rows import sheet_futures
+from optimizer.inputs.futures.located import LocatedFutures
+from optimizer.inputs.futures.rows import sheet_futures
 from optimizer.inputs.grid import _find_sheet, _read_grids, _unreadable_cells
 from optimizer.inputs.lookalike import lookalikes_in_table
 from optimizer.inputs.merged import explain_merged_blanks, merged_data_problems

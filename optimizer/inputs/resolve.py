@@ -6,7 +6,7 @@ assumption's source is kept (``Scenario.assumption_sources``). After every
 override, each scenario is checked on its own: windows inside its horizon,
 a recurring run's deadline inside a month, and ``params_b`` given wherever
 a GPU type of the scenario would need the estimate. References in the
-scenario file (base, names, offers) are checked here (``scenario_refs``),
+scenario file (base, names, offers) are checked here (``scenario_file.refs``),
 because only here are the workbook and the file seen together.
 
 A scenario file entry with problems of its own is still built from its sound
@@ -28,7 +28,7 @@ from optimizer.errors import InputError, Problem
 from optimizer.inputs.cells import Where
 from optimizer.inputs.demand_rows import DemandRow, checkable_rows, demand_problems, with_demand
 from optimizer.inputs.fleet_rows import FleetEntry, existing_fleet
-from optimizer.inputs.futures_attach import with_futures
+from optimizer.inputs.futures.attach import with_futures
 from optimizer.inputs.growth_bounds import growth_problems
 from optimizer.inputs.partial_rows import (
     PartialWorkload,
@@ -38,8 +38,8 @@ from optimizer.inputs.partial_rows import (
     unsure_name,
 )
 from optimizer.inputs.reader import WorkbookData
-from optimizer.inputs.scenario_file import PriceChange, ScenarioEntry, ScenarioFile
-from optimizer.inputs.scenario_refs import entry_problems
+from optimizer.inputs.scenario_file.read import PriceChange, ScenarioEntry, ScenarioFile
+from optimizer.inputs.scenario_file.refs import entry_problems
 from optimizer.inputs.schema import ASSUMPTIONS, IMPLICIT_SCENARIO
 from optimizer.inputs.sheets import ScenarioRow
 

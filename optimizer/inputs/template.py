@@ -21,7 +21,7 @@ from typing import Any
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name
-from xlsxwriter.workbook import Format, Workbook
+from xlsxwriter.workbook import Format
 from xlsxwriter.worksheet import Worksheet
 
 from optimizer.currency import CURRENCY_MAX_CHARS
@@ -36,6 +36,7 @@ from optimizer.inputs.docs_reference import (
 from optimizer.inputs.rows import ASSUMPTION_SPECS, SPECS
 from optimizer.inputs.schema import AssumptionKey, Column, ColumnType, Sheet
 from optimizer.inputs.template_readme import write_readme
+from optimizer.inputs.template_styles import TemplateStyles, assumption_format, column_format
 
 Rows = Mapping[str, Sequence[Mapping[str, object]]]
 CellValue = bool | int | float | str | None
@@ -52,20 +53,6 @@ INPUT_ROWS = 100
 NAME_LIST_ROWS = 1000
 ASSUMPTION_COLUMNS: tuple[str, ...] = ("key", "value", "unit", "source")
 
-# The usual finance convention: inputs in blue on light yellow.
-_INPUT_STYLE = {
-    "font_color": "#0000FF",
-    "bg_color": "#FFF2CC",
-    "border": 1,
-    "border_color": "#BFBFBF",
-}
-_HEADER_STYLE = {"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "valign": "top"}
-_USD = '"$"#,##0.00'
-_PERCENT = "0.0%"
-_WHOLE = "#,##0"
-_TEXT = "@"
-# How LibreOffice shows a boolean as TRUE/FALSE (Excel does so whatever the format).
-_BOOLEAN = '"TRUE";"TRUE";"FALSE"'
 _EXCEL_TEXT_LIMIT = 32_767
 _MESSAGE_LIMIT = 255  # Excel's limit for a validation's input message
 _TITLE_LIMIT = 32
@@ -105,7 +92,7 @@ def write_template(path: Path, rows: Rows | None = None) -> None:
     )
     try:
         workbook.set_properties({"title": "gpumix input workbook", "author": "gpumix"})
-        styles = _Styles(workbook)
+        styles = TemplateStyles(workbook)
         write_readme(workbook.add_worksheet(README), styles)
         for plan in planned:
             _write_data_sheet(workbook.add_worksheet(plan.sheet.name), plan, styles)
@@ -216,59 +203,6 @@ def _plan_assumptions(rows: Sequence[Mapping[str, object]]) -> tuple[_Assumption
             # Two keys say the same thing: the default of the one not given would clash.
             planned[other] = replace(planned[other], value=None)
     return (*planned.values(), *added)
-
-
-# --- formats --------------------------------------------------------------------
-
-
-class _Styles:
-    """The workbook's formats, made once each (XlsxWriter formats belong to a workbook)."""
-
-    def __init__(self, workbook: Workbook) -> None:
-        self._workbook = workbook
-        self._inputs: dict[str, Format] = {}
-        self.header = workbook.add_format(_HEADER_STYLE)
-        self.fixed = workbook.add_format({"valign": "top"})
-        self.title = workbook.add_format({"bold": True, "font_size": 16})
-        self.heading = workbook.add_format({"bold": True, "font_size": 12, "bottom": 1})
-        self.paragraph = workbook.add_format({"text_wrap": True, "valign": "top"})
-        self.wrapped = workbook.add_format({"text_wrap": True, "valign": "top"})
-
-    def input(self, num_format: str | None) -> Format:
-        key = num_format or "General"
-        if key not in self._inputs:
-            style: dict[str, Any] = dict(_INPUT_STYLE)
-            if num_format:
-                style["num_format"] = num_format
-            self._inputs[key] = self._workbook.add_format(style)
-        return self._inputs[key]
-
-
-def _num_format(column: Column) -> str | None:
-    if column.type is ColumnType.BOOL:
-        return _BOOLEAN
-    if column.fraction:
-        return _PERCENT
-    if column.unit is not None and column.unit.startswith("USD"):
-        return _USD
-    if column.type is ColumnType.INTEGER or column.unit in {"tokens", "tokens/s"}:
-        return _WHOLE
-    if column.type in (ColumnType.TEXT, ColumnType.NAME_LIST, ColumnType.CHOICE):
-        # Typed names such as 4090 or =x stay text instead of turning into numbers or formulas.
-        return _TEXT
-    return None
-
-
-def _assumption_format(key: AssumptionKey | None) -> str | None:
-    if key is None:
-        return None
-    if key.column_type is ColumnType.BOOL:
-        return _BOOLEAN
-    if key.column_type in (ColumnType.CHOICE, ColumnType.TEXT):
-        return _TEXT
-    if key.fraction:
-        return _PERCENT
-    return _USD if key.unit.startswith("USD") else None
 
 
 def _width(column: Column) -> float:
@@ -435,7 +369,7 @@ def _print_setup(ws: Worksheet) -> None:
     ws.repeat_rows(0)
 
 
-def _write_header(ws: Worksheet, columns: Sequence[Column], styles: _Styles) -> None:
+def _write_header(ws: Worksheet, columns: Sequence[Column], styles: TemplateStyles) -> None:
     _print_setup(ws)
     ws.set_comments_author("gpumix")
     for col, column in enumerate(columns):
@@ -446,11 +380,11 @@ def _write_header(ws: Worksheet, columns: Sequence[Column], styles: _Styles) -> 
     ws.freeze_panes(1, 0)
 
 
-def _write_data_sheet(ws: Worksheet, plan: _PlannedSheet, styles: _Styles) -> None:
+def _write_data_sheet(ws: Worksheet, plan: _PlannedSheet, styles: TemplateStyles) -> None:
     _write_header(ws, plan.columns, styles)
     last_row = len(plan.values) + INPUT_ROWS
     for col, column in enumerate(plan.columns):
-        fmt = styles.input(_num_format(column))
+        fmt = styles.input(column_format(column))
         ws.set_column(col, col, _width(column))
         for row in range(1, last_row + 1):
             value = plan.values[row - 1][col] if row <= len(plan.values) else None
@@ -460,7 +394,9 @@ def _write_data_sheet(ws: Worksheet, plan: _PlannedSheet, styles: _Styles) -> No
         )
 
 
-def _write_assumptions(ws: Worksheet, rows: Iterable[_AssumptionRow], styles: _Styles) -> None:
+def _write_assumptions(
+    ws: Worksheet, rows: Iterable[_AssumptionRow], styles: TemplateStyles
+) -> None:
     _print_setup(ws)
     for col, name in enumerate(ASSUMPTION_COLUMNS):
         ws.write_string(0, col, name, styles.header)
@@ -469,7 +405,7 @@ def _write_assumptions(ws: Worksheet, rows: Iterable[_AssumptionRow], styles: _S
         ws.set_column(col, col, width)
     for i, row in enumerate(rows, start=1):
         _write_cell(ws, i, 0, row.key, styles.fixed)
-        _write_cell(ws, i, 1, row.value, styles.input(_assumption_format(row.declared)))
+        _write_cell(ws, i, 1, row.value, styles.input(assumption_format(row.declared)))
         _write_cell(ws, i, 2, row.unit, styles.fixed)
         _write_cell(ws, i, 3, row.source, styles.input(None))
         if row.declared is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from xlsxwriter.worksheet import Worksheet
 
@@ -20,9 +19,7 @@ from optimizer.inputs.docs_reference import (
     default_text,
     type_text,
 )
-
-if TYPE_CHECKING:
-    from optimizer.inputs.template import _Styles
+from optimizer.inputs.template_styles import TemplateStyles
 
 # --- README -----------------------------------------------------------------------
 
@@ -57,7 +54,7 @@ def _height(texts: Sequence[str], widths: Sequence[float]) -> float:
     return 15.0 * max(_lines(t, w) for t, w in zip(texts, widths, strict=True)) + 2
 
 
-def write_readme(ws: Worksheet, styles: _Styles) -> None:
+def write_readme(ws: Worksheet, styles: TemplateStyles) -> None:
     """Write the README sheet: the introduction, then every sheet's columns and every assumption."""
     ws.set_landscape()
     ws.set_paper(9)

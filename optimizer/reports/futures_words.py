@@ -1,7 +1,7 @@
 """Futures in words (issue 19): what a future changes, and each shared decision.
 
-Takes a :class:`~optimizer.futures.FutureSpec` or a
-:class:`~optimizer.futures_result.SharedDecision` and the scenario; hands on
+Takes a :class:`~optimizer.domain.futures.FutureSpec` or a
+:class:`~optimizer.results.futures.SharedDecision` and the scenario; hands on
 one short sentence for the workbook, the JSON and the terminal.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from optimizer.domain import Scenario
-from optimizer.futures import FutureSpec, PriceFactor
-from optimizer.futures_result import Bounded, SharedAction, SharedDecision
+from optimizer.domain.futures import FutureSpec, PriceFactor
 from optimizer.results import Plan, SolveStatus
+from optimizer.results.futures import Bounded, SharedAction, SharedDecision
 
 
 def _factor(value: float) -> str:

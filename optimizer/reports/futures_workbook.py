@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from optimizer.currency import money_text
-from optimizer.futures_result import Bounded, FuturesResult, proven_floor
 from optimizer.reports.futures_words import (
     UNPROVEN_NOTE,
     bounded_words,
@@ -35,6 +34,7 @@ from optimizer.reports.report_json import plan_to_dict
 from optimizer.reports.result_workbook import build_result_sheets
 from optimizer.reports.sheet_grid import SheetModel, Style, a1, render_xlsx
 from optimizer.results import Plan, RunResult
+from optimizer.results.futures import Bounded, FuturesResult, proven_floor
 
 SHEET = "Futures plan"
 

@@ -3,6 +3,10 @@
 Writers and the command line read only these objects; none of them ever sees
 a PuLP object. All money is in the scenario's currency (USD by default),
 never converted and never rounded here.
+
+Takes nothing from any stage (it imports only ``domain`` and ``currency``); hands on the estimates, decisions, plans and run results defined
+here, and a futures run's :class:`~optimizer.results.futures.FuturesResult`
+(``futures``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from optimizer.domain import Scenario
-from optimizer.futures import Futures, FutureSpec
+from optimizer.domain.futures import Futures, FutureSpec
 from optimizer.results import Decisions, Plan, SolverInfo, SolveStatus
 
 

@@ -1,7 +1,7 @@
 """Plan one scenario for its futures at once (issue 19): the two-stage solve.
 
 :func:`solve_futures` takes a scenario whose ``futures`` is set and hands on
-a :class:`~optimizer.futures_result.FuturesResult`:
+a :class:`~optimizer.results.futures.FuturesResult`:
 
 1. each future alone (wait and see): the future's plain scenario solved as
    any scenario;
@@ -38,10 +38,11 @@ from functools import partial
 from typing import Any
 
 from optimizer.domain import Scenario
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import Futures, FutureSpec
 from optimizer.estimate.pairs import estimate_pairs
-from optimizer.futures import Futures, FutureSpec, future_scenario
-from optimizer.futures_result import FutureOutcome, FuturesResult, shared_decisions
 from optimizer.results import PairEstimate, Plan, SolverInfo, SolverSettings, SolveStatus
+from optimizer.results.futures import FutureOutcome, FuturesResult, shared_decisions
 from optimizer.solve.adapters import SolverRun
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores

@@ -1,6 +1,6 @@
 """The expected future, and a future re-planned with given shared decisions (issue 19).
 
-:func:`expected_future` is the :class:`~optimizer.futures.FutureSpec` whose
+:func:`expected_future` is the :class:`~optimizer.domain.futures.FutureSpec` whose
 every figure is the probability-weighted mean of the futures' figures:
 
 * demand: per realtime or batch workload, ``sum_f p_f * demand_factor_f *
@@ -11,7 +11,7 @@ every figure is the probability-weighted mean of the futures' figures:
   else its ``growth_per_month``, else the workload's own growth);
 * prices: per GPU type and option of the scenario's offers (and buying, for
   the listed prices), ``sum_f p_f * (product of f's factors that apply)``, one
-  :class:`~optimizer.futures.PriceFactor` each.
+  :class:`~optimizer.domain.futures.PriceFactor` each.
 
 It is the mean of each input, not the mean demand path: with different
 growth rates the mean of ``(1 + g_f) ** t`` is not ``(1 + mean g) ** t``.
@@ -23,7 +23,8 @@ of months ``1..D`` that a future's model is then held to.
 from __future__ import annotations
 
 from optimizer.domain import OfferOption, Scenario
-from optimizer.futures import Futures, FutureSpec, PriceFactor, scaled_kinds
+from optimizer.domain.future_scenario import scaled_kinds
+from optimizer.domain.futures import Futures, FutureSpec, PriceFactor
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import existing_servers_of, reservation_months
 from optimizer.results import Decisions

@@ -1,6 +1,6 @@
 """The two-stage MILP of a scenario's futures (issue 19): one model per future, linked.
 
-Takes the futures' plain scenarios (``optimizer.futures.future_scenario``) and
+Takes the futures' plain scenarios (``optimizer.domain.future_scenario``) and
 their estimates; hands on a :class:`TwoStage`: one PuLP problem holding every
 future's model (variables and rows renamed ``f<k>_<name>``), the objective
 ``sum_f p_f * cost_f`` and the rows that make the shared decisions equal.

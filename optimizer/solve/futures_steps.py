@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from optimizer.domain import Scenario
 from optimizer.errors import SolveError
-from optimizer.futures_result import shared_decisions
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.results.futures import shared_decisions
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.futures_expected import fixed_levels
 from optimizer.solve.futures_model import build_replan

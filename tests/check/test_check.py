@@ -19,9 +19,10 @@ import pytest
 
 import optimizer.check.rules
 from optimizer.check.assignments import expected_assignments
+from optimizer.check.check_report import CheckReport
 from optimizer.check.money import fleet_value_at_start
 from optimizer.check.reported import expected_fleet, expected_places
-from optimizer.check.rules import CheckReport, check_plan
+from optimizer.check.rules import check_plan
 from optimizer.domain import Assumptions, CostCategory, OfferOption, Scenario
 from optimizer.results import (
     HOUSE,

@@ -14,8 +14,8 @@ import pytest
 
 from optimizer.check.futures import check_futures
 from optimizer.check.verify import solve_futures_and_verify
-from optimizer.futures_result import FutureOutcome, FuturesResult
 from optimizer.results import SolveStatus
+from optimizer.results.futures import FutureOutcome, FuturesResult
 from tests.futures_cases import EXACT, case_with_futures, fixed
 
 ESTIMATES = case_with_futures("services", 0)[1]

@@ -132,7 +132,7 @@ def test_main_writes_the_page(tmp_path: Path) -> None:
 
 
 def test_scenario_file_keys_match_what_the_scenario_file_reader_accepts() -> None:
-    from optimizer.inputs.scenario_models import FileModel, ScenarioModel
+    from optimizer.inputs.scenario_file.models import FileModel, ScenarioModel
 
     documented = [k for k, _, _ in SCENARIO_FILE_KEYS]
     assert documented == [*FileModel.model_fields, *ScenarioModel.model_fields]

@@ -16,7 +16,7 @@ import pytest
 
 from optimizer.cli import main
 from optimizer.domain import OfferOption
-from optimizer.futures import Futures, FutureSpec, PriceFactor
+from optimizer.domain.futures import Futures, FutureSpec, PriceFactor
 from optimizer.inputs.load import load_input
 from tests.conftest import sha256
 
@@ -303,7 +303,7 @@ def test_bad_futures_in_a_scenario_file_are_reported_exactly(
 def test_the_readme_states_the_cap_on_futures() -> None:
     import re
 
-    from optimizer.futures import MAX_FUTURES
+    from optimizer.domain.futures import MAX_FUTURES
     from tests.paths import ROOT
 
     readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from optimizer.cli import main
+from optimizer.domain.futures import Futures, FutureSpec
 from optimizer.errors import InputError
-from optimizer.futures import Futures, FutureSpec
 from optimizer.inputs.load import load_input
 from tests.conftest import sha256, valid_sheets, write_sheets
 from tests.inputs.test_futures_file import EXPECTED

@@ -12,7 +12,7 @@ from optimizer.errors import InputError
 from optimizer.inputs.load import load_input
 from optimizer.inputs.reader import read_workbook
 from optimizer.inputs.resolve import resolve_scenarios
-from optimizer.inputs.scenario_file import read_scenario_file
+from optimizer.inputs.scenario_file.read import read_scenario_file
 from tests.conftest import Sheets, set_cell, valid_sheets, write_sheets
 from tests.paths import EXAMPLE_WORKBOOK
 

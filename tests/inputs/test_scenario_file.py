@@ -13,7 +13,7 @@ from optimizer.cli import main
 from optimizer.domain import Kind, OfferOption, Precision
 from optimizer.errors import InputError
 from optimizer.inputs.load import load_input
-from optimizer.inputs.scenario_file import read_scenario_file
+from optimizer.inputs.scenario_file.read import read_scenario_file
 from tests.conftest import set_cell, sha256, valid_sheets
 
 GOOD = """\

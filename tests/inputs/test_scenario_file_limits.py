@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from optimizer.cli import main
-from optimizer.inputs.scenario_file import parse_scenario_file
-from optimizer.inputs.scenario_lines import YamlWhere
-from optimizer.inputs.scenario_models import LIST_CAPS
+from optimizer.inputs.scenario_file.lines import YamlWhere
+from optimizer.inputs.scenario_file.models import LIST_CAPS
+from optimizer.inputs.scenario_file.read import parse_scenario_file
 from tests.conftest import sha256, valid_sheets, write_sheets
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from optimizer.cli_futures import futures_lines
-from optimizer.futures import future_scenario
-from optimizer.futures_result import FutureOutcome, FuturesResult
+from optimizer.cli.futures import futures_lines
+from optimizer.domain.future_scenario import future_scenario
 from optimizer.reports.futures_workbook import SHEET, futures_json
 from optimizer.results import Plan, SolveStatus
+from optimizer.results.futures import FutureOutcome, FuturesResult
 from tests.checked import solve_checked
 from tests.reports.test_futures_workbook import HIGH, LOW, MID, _base, written
 

@@ -17,17 +17,18 @@ import pytest
 
 from optimizer import __version__
 from optimizer.domain import OfferOption, Scenario
-from optimizer.futures import Futures, FutureSpec, PriceFactor, future_scenario
-from optimizer.futures_result import (
+from optimizer.domain.future_scenario import future_scenario
+from optimizer.domain.futures import Futures, FutureSpec, PriceFactor
+from optimizer.reports.futures_words import describe_future, describe_shared
+from optimizer.reports.futures_workbook import SHEET, futures_json, write_futures_workbook
+from optimizer.results import Decisions, RunResult, SolverSettings, SolveStatus
+from optimizer.results.futures import (
     FutureOutcome,
     FuturesResult,
     SharedAction,
     SharedDecision,
     shared_decisions,
 )
-from optimizer.reports.futures_words import describe_future, describe_shared
-from optimizer.reports.futures_workbook import SHEET, futures_json, write_futures_workbook
-from optimizer.results import Decisions, RunResult, SolverSettings, SolveStatus
 from tests.builders import gpu, offer, scenario, workload
 from tests.checked import solve_checked
 

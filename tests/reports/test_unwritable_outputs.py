@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import optimizer.cli as cli
+import optimizer.cli.solve as solve_command
 from optimizer.cli import main
 from tests.conftest import sha256
 
@@ -25,7 +25,7 @@ def never_solved(monkeypatch: pytest.MonkeyPatch) -> None:
     def solve(*args: object, **kwargs: object) -> None:
         raise AssertionError("solved before the output was found unwritable")
 
-    monkeypatch.setattr(cli, "solve_with_extras", solve)
+    monkeypatch.setattr(solve_command, "solve_with_extras", solve)
 
 
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

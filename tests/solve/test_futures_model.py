@@ -11,8 +11,8 @@ from typing import Any
 import pulp
 import pytest
 
+from optimizer.domain.future_scenario import future_scenario
 from optimizer.errors import SolveError
-from optimizer.futures import future_scenario
 from optimizer.model.build import build_model
 from optimizer.model.built import BuiltModel
 from optimizer.model.costs import dominated_offers, jointly_dominated_offers

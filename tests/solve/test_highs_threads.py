@@ -10,7 +10,7 @@ and then the futures hit it.
 from __future__ import annotations
 
 from optimizer.check.verify import solve_and_verify
-from optimizer.futures import future_scenario
+from optimizer.domain.future_scenario import future_scenario
 from optimizer.results import SolverSettings, SolveStatus
 from tests.futures_cases import case_with_futures
 

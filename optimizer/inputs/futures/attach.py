@@ -5,8 +5,9 @@ entry keeps its base's (with its own ``decide_by_month`` and regret bounds on
 top) unless it gives ``futures:``, which replaces them (``futures: []``
 removes them); ``decide_by_month`` or a regret bound with no futures at all is
 an error. An entry whose ``futures:`` had problems of its own is checked only
-in the futures left (``scenario_sound``). Then ``futures_located.futures_problems`` checks the futures against
-the scenario as it finally is (horizon, workloads, GPU types, offers).
+in the futures left (``scenario_file.sound``). Then
+``futures.located.futures_problems`` checks the futures against the scenario
+as it finally is (horizon, workloads, GPU types, offers).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from dataclasses import replace
 from optimizer.domain import Scenario
 from optimizer.errors import Problem
 from optimizer.inputs.cells import Where
-from optimizer.inputs.futures_located import LocatedFutures, futures_problems, with_settings
+from optimizer.inputs.futures.located import LocatedFutures, futures_problems, with_settings
 from optimizer.inputs.reader import WorkbookData
-from optimizer.inputs.scenario_file import ScenarioEntry, ScenarioFile
+from optimizer.inputs.scenario_file.read import ScenarioEntry, ScenarioFile
 
 Built = tuple[Scenario, Mapping[str, Where], str | None]  # scenario, workload rows, horizon origin
 

@@ -1,7 +1,7 @@
 """A scenario file entry's futures (issue 19): ``futures:``, ``decide_by_month``,
 ``max_regret`` and ``max_regret_share``.
 
-Takes the entry's validated model (``scenario_models.FutureModel``: the shape
+Takes the entry's validated model (``scenario_file.models.FutureModel``: the shape
 is checked there) and its YAML node for the lines; hands on a
 :class:`FuturesOverride` and the problems only the entry shows: a future's
 name twice, a price factor twice in one future, probabilities that do not sum
@@ -12,7 +12,7 @@ What an entry means: without ``futures:`` it keeps its base scenario's futures
 (``max_regret: null`` removes the base's bound); ``futures:`` replaces the
 base's futures and, with them, their ``decide_by_month`` (back to 1 unless the
 entry gives it) and regret bounds; ``futures: []`` removes them. Names in the
-futures are checked against the scenario later (``futures_attach``).
+futures are checked against the scenario later (``futures.attach``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from yaml.nodes import Node
 
 from optimizer.domain import OfferOption
+from optimizer.domain.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
 from optimizer.errors import Problem
-from optimizer.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
-from optimizer.inputs.futures_located import (
+from optimizer.inputs.futures.located import (
     ONE_IN_SUM,
     SETTINGS,
     FutureSettings,
@@ -35,8 +35,8 @@ from optimizer.inputs.futures_located import (
     offers_named,
     sum_message,
 )
-from optimizer.inputs.scenario_lines import YamlWhere, _child, _key_lines
-from optimizer.inputs.scenario_models import FutureModel, ScenarioModel
+from optimizer.inputs.scenario_file.lines import YamlWhere, _child, _key_lines
+from optimizer.inputs.scenario_file.models import FutureModel, ScenarioModel
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""Futures as read (issue 19): a scenario's :class:`~optimizer.futures.Futures` with
+"""Futures as read (issue 19): a scenario's :class:`~optimizer.domain.futures.Futures` with
 where each part was given, and the checks that need the scenario they reach.
 
-Sheet ``Futures`` (``futures_rows``) and a scenario file's ``futures:``
-(``futures_file``) both hand on :class:`LocatedFutures`; ``futures_attach``
+Sheet ``Futures`` (``futures.rows``) and a scenario file's ``futures:``
+(``futures.file``) both hand on :class:`LocatedFutures`; ``futures.attach``
 gives each resolved scenario its own and checks them against it, after every
 override: ``decide_by_month`` inside the horizon, every workload named one the
 scenario plans (and not a training job: its demand does not scale), every GPU
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from optimizer.domain import Scenario, Workload
+from optimizer.domain.futures import PROBABILITY_TOLERANCE, Futures, FutureSpec, PriceFactor
 from optimizer.errors import Problem
-from optimizer.futures import PROBABILITY_TOLERANCE, Futures, FutureSpec, PriceFactor
 from optimizer.inputs.cells import Where, suggestion
-from optimizer.inputs.scenario_sound import maybe_added
+from optimizer.inputs.scenario_file.sound import maybe_added
 
 SETTINGS = ("decide_by_month", "max_regret", "max_regret_share")  # per scenario, not per future
 SCALED = "a realtime_inference or batch_inference workload"

@@ -2,7 +2,7 @@
 
 Takes the typed rows of the sheet (``tables._rows``) and the names of the
 workbook's scenarios, workloads and GPU types; hands on, per scenario, its
-:class:`~optimizer.inputs.futures_located.LocatedFutures` and a ``Problem``
+:class:`~optimizer.inputs.futures.located.LocatedFutures` and a ``Problem``
 for every row that cannot stand.
 
 One row is one change; a future's rows combine. A row's ``workload`` says
@@ -14,7 +14,7 @@ given on several rows must be the same on each: ``probability`` per future
 scenario, a factor or growth per future and workload, a price factor per
 future, GPU type and option. The probabilities of a scenario's futures sum to
 1. Whether a workload or GPU type is in the scenario (and not left out) is
-checked once the scenario is resolved (``futures_attach``).
+checked once the scenario is resolved (``futures.attach``).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from optimizer.domain import OfferOption, Workload
+from optimizer.domain.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
 from optimizer.errors import Problem
-from optimizer.futures import MAX_FUTURES, Futures, FutureSpec, PriceFactor, too_many_futures
 from optimizer.inputs.cells import SheetRow, beyond
-from optimizer.inputs.futures_located import (
+from optimizer.inputs.futures.located import (
     ONE_IN_SUM,
     SCALED,
     SETTINGS,

@@ -20,7 +20,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
-from optimizer.inputs.scenario_models import _MODELS, LIST_CAPS, ScenarioModel
+from optimizer.inputs.scenario_file.models import _MODELS, LIST_CAPS, ScenarioModel
 from optimizer.inputs.schema import ASSUMPTION_KEYS, bound_text
 
 # ---------------------------------------------------------------- places

@@ -1,8 +1,8 @@
 """Reads a scenario file (YAML) into typed overrides, every problem with its line.
 
 The file's shape is checked by closed pydantic models (``extra="forbid"``: an
-unknown key is a typo that would be silently ignored; ``scenario_models``).
-Line numbers come from ``yaml.compose``'s node marks (``scenario_lines``), so
+unknown key is a typo that would be silently ignored; ``scenario_file.models``).
+Line numbers come from ``yaml.compose``'s node marks (``scenario_file.lines``), so
 each problem names the file and line. ``assumptions`` values and
 ``add_workloads`` entries follow the same rules as the Assumptions and
 Workloads sheets, with the cell coercion of ``optimizer.inputs.cells`` and the
@@ -15,7 +15,7 @@ the base's value; ``exclude_gpus`` and ``workloads`` replace the base's lists
 (``exclude_gpus: []`` brings every GPU type back); a ``budget`` part (or
 ``power_cap_kw``) set to null removes that limit; ``add_workloads`` come on
 top of the workloads kept. ``futures:`` and its settings (issue 19) are read
-by ``futures_file``, which says what they mean on top of the base.
+by ``futures.file``, which says what they mean on top of the base.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from optimizer.inputs.cells import BadValue, coerce, name_suggestion, shown
 from optimizer.inputs.demand_rows import DemandRow
 from optimizer.inputs.files import unreadable_reason
 from optimizer.inputs.fleet_rows import FleetEntry, fleet_entry
-from optimizer.inputs.futures_file import FuturesOverride, entry_futures
+from optimizer.inputs.futures.file import FuturesOverride, entry_futures
 from optimizer.inputs.partial_rows import PartialWorkload
 from optimizer.inputs.rows import ASSUMPTION_SPECS
-from optimizer.inputs.scenario_lines import (
+from optimizer.inputs.scenario_file.lines import (
     YamlWhere,
     _child,
     _entry_wheres,
@@ -48,8 +48,8 @@ from optimizer.inputs.scenario_lines import (
     _pydantic_problems,
     _structure_problems,
 )
-from optimizer.inputs.scenario_models import FileModel, ScenarioModel
-from optimizer.inputs.scenario_sound import (
+from optimizer.inputs.scenario_file.models import FileModel, ScenarioModel
+from optimizer.inputs.scenario_file.sound import (
     SoundPart,
     dropped_gpus,
     hidden_price_problems,

@@ -1,10 +1,10 @@
 """References of a scenario file entry to the workbook: base, workload and GPU names, offers.
 
-Takes one entry of the file (``scenario_file``) and the workbook; hands on a
+Takes one entry of the file (``scenario_file.read``) and the workbook; hands on a
 problem for each name the workbook lacks, each offer a price change would not
 find, each price change given twice and each added workload the workbook
 already has. Checked for every entry, its entries with problems of their own
-too (``scenario_sound`` keeps the GPU type of a price or fleet entry dropped).
+too (``scenario_file.sound`` keeps the GPU type of a price or fleet entry dropped).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from optimizer.errors import Problem
 from optimizer.inputs.cells import suggestion
 from optimizer.inputs.fleet_rows import unknown_gpu_problems
 from optimizer.inputs.reader import WorkbookData
-from optimizer.inputs.scenario_file import ScenarioEntry
-from optimizer.inputs.scenario_sound import maybe_added
+from optimizer.inputs.scenario_file.read import ScenarioEntry
+from optimizer.inputs.scenario_file.sound import maybe_added
 
 
 def entry_problems(

@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from optimizer.errors import Problem
-from optimizer.inputs.scenario_lines import YamlWhere
-from optimizer.inputs.scenario_models import (
+from optimizer.inputs.scenario_file.lines import YamlWhere
+from optimizer.inputs.scenario_file.models import (
     DemandModel,
     FleetModel,
     FutureModel,
