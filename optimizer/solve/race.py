@@ -43,6 +43,7 @@ from optimizer.solve.adapters import (
 from optimizer.solve.progress import ProgressLine, finite
 from optimizer.solve.scip import (
     REPORT_EVERY_S,
+    add_scip_start,
     assign_scip_values,
     build_scip_model,
     relative_gap,
@@ -114,8 +115,11 @@ def _run_race(
     started: float,
     deadline: float | None,
     picks: Sequence[Sequence[str]] | None = None,
+    start: dict[str, float] | None = None,
 ) -> SolverRun:
     """HiGHS and SCIP side by side, one thread each; the better of both reported.
+
+    ``start`` (variable name -> value) is handed to both as a first plan.
 
     With ``warm_start.WARM_IN_RACE`` (off: measured mixed), HiGHS's thread
     first finds a restricted warm start on large models (``picks``: each
@@ -156,17 +160,19 @@ def _run_race(
         "race",
     )
     integers = _has_integers(problem)
+    if start:
+        add_scip_start(problem, scip, start)
     limit_from_now(deadline, highs=highs, scip=scip)
 
     failed: set[str] = set()  # a solver that raised: the other one's answer stands
 
     def run_highs() -> None:
         try:
-            start = None
-            if warm_start.WARM_IN_RACE:
-                start = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)
-            if start:
-                _set_start(problem, highs, start)
+            first = start
+            if not first and warm_start.WARM_IN_RACE:
+                first = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)
+            if first:
+                _set_start(problem, highs, first)
                 limit_from_now(deadline, highs=highs)
             highs.run()
             race.finished(highs_outcome(highs, integers).status)

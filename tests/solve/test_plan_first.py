@@ -1,0 +1,204 @@
+"""Plans first (issue 30): every aggregated plan is a plan of the full model, at its cost.
+
+The aggregated model ties layout integers in blocks of months; the tests tie
+from month 1 (``coarse_after=0``, blocks of 3) so that the tiny enumerated
+and random scenarios have blocks at all. Each aggregated plan must pass the
+independent checker at the cost the aggregated model reported, to the cent,
+never below the full optimum; the plan-first phase's start (aggregated model,
+then fix-and-optimize) must be a plan of the full model, and the final answer
+the full model's own optimum.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pulp
+import pytest
+
+from benchmarks.synthetic import synthetic_scenario
+from optimizer.check.rules import check_plan
+from optimizer.domain import Scenario
+from optimizer.estimate.pairs import estimate_pairs
+from optimizer.model.aggregate import month_block, tie_pairs
+from optimizer.model.build import build_model
+from optimizer.model.built import BuiltModel
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve import plan_first as pf
+from optimizer.solve.plan_first import FirstPlan, plan_first, plan_first_budget, say_first_plan
+from optimizer.solve.solver import solve_scenario
+from tests.random_scenarios import random_scenario
+from tests.test_optimality import ALL, IDS, enumerated
+
+CENT = 0.005
+HIGHS = SolverSettings(solver="highs", threads=1)
+
+
+def _coarse(
+    scenario: Scenario, estimates: tuple[PairEstimate, ...] | None = None
+) -> tuple[Plan, float | None, list[tuple[float, float]]]:
+    """The plan with layouts tied from month 1; the objective the solver reported; tied values."""
+    seen: list[BuiltModel] = []
+    plan = solve_scenario(scenario, HIGHS, estimates, seen.append, coarse_after=0)
+    if not seen:
+        return plan, None, []
+    built = seen[0]
+    values = {v.name: v.varValue for v in built.problem.variables()}
+    ties = [(values[a] or 0.0, values[b] or 0.0) for a, b in tie_pairs(built, 0)]
+    return plan, pulp.value(built.problem.objective), ties
+
+
+def _assert_checked_at(
+    scenario: Scenario,
+    plan: Plan,
+    objective: float | None,
+    estimates: tuple[PairEstimate, ...] | None = None,
+) -> None:
+    assert plan.total_cost is not None and objective is not None
+    report = check_plan(scenario, plan, None if estimates is None else list(estimates))
+    assert report.violations == [], "\n".join(report.violations)
+    assert math.isclose(report.total_cost, objective, abs_tol=CENT)
+    assert math.isclose(plan.total_cost, objective, abs_tol=CENT)
+
+
+def test_blocks_are_single_months_then_quarters() -> None:
+    assert [month_block(t) for t in (1, 12, 13, 14, 15, 16, 36)] == [1, 12, 13, 13, 13, 16, 34]
+    assert [month_block(t, 0, 3) for t in (1, 2, 3, 4)] == [1, 1, 1, 4]
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_an_enumerated_case_aggregated_is_a_checked_plan_never_below_the_optimum(case) -> None:  # type: ignore[no-untyped-def]
+    plan, objective, ties = _coarse(case.scenario, case.estimates)
+    best = enumerated(case.name)
+    if best is None:
+        assert plan.status is SolveStatus.INFEASIBLE  # a restriction of an infeasible model
+        return
+    if plan.status is SolveStatus.INFEASIBLE:
+        return  # the restriction may have no plan where the full model has one
+    assert plan.status is SolveStatus.OPTIMAL
+    _assert_checked_at(case.scenario, plan, objective, case.estimates)
+    assert all(abs(a - b) <= 1e-6 for a, b in ties)
+    assert plan.total_cost is not None and plan.total_cost >= best.total_cost - CENT
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_random_scenario_aggregated_is_a_checked_plan(seed: int) -> None:
+    s = random_scenario(seed, longest_horizon=6, extra_jobs=2)
+    plan, objective, ties = _coarse(s)
+    full = solve_scenario(s, HIGHS)
+    if plan.status is SolveStatus.INFEASIBLE:
+        return
+    assert plan.status is SolveStatus.OPTIMAL
+    _assert_checked_at(s, plan, objective)
+    assert all(abs(a - b) <= 1e-6 for a, b in ties)
+    assert full.total_cost is not None and plan.total_cost is not None
+    assert plan.total_cost >= full.total_cost - CENT
+
+
+def _built(seed: int = 1) -> BuiltModel:
+    s = synthetic_scenario(6, 5, 12, seed)
+    return build_model(s, tuple(estimate_pairs(s)))
+
+
+def _first(built: BuiltModel, monkeypatch: pytest.MonkeyPatch, **kw: object) -> FirstPlan:
+    # Blocks from month 1, so that a 12-month model is aggregated.
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    found = plan_first(built, HIGHS, budget=(20.0, 10.0), **kw)  # type: ignore[arg-type]
+    assert found is not None
+    return found
+
+
+def test_the_first_plan_is_a_plan_of_the_full_model_at_its_cost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _built()
+    found = _first(built, monkeypatch)
+    assert found.values is not None and found.cost is not None and found.improved is not None
+    assert found.source == "the aggregated model"
+    assert found.improved <= found.cost
+    for var in built.problem.variables():
+        var.varValue = found.values[var.name]
+    assert all(var.valid(1e-6) for var in built.problem.variables())
+    assert all(
+        abs((var.varValue or 0.0) - round(var.varValue or 0.0)) <= 1e-9
+        for var in built.problem.variables()
+        if var.cat == pulp.LpInteger
+    )
+    assert [row.name for row in built.problem.constraints() if not row.valid(1e-5)] == []
+    assert pulp.value(built.problem.objective) == pytest.approx(found.improved, abs=CENT)
+
+
+def test_a_solve_started_from_the_first_plan_proves_the_same_optimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    plain = solve_scenario(s, HIGHS)
+    calls: list[FirstPlan | None] = []
+    real = pf.plan_first
+
+    def spy(*args: object, **kw: object) -> FirstPlan | None:
+        found = real(*args, budget=(20.0, 10.0), **kw)  # type: ignore[arg-type]
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    monkeypatch.setattr("optimizer.solve.solver.plan_first", spy)
+    for solver in ("highs", "scip", "auto"):
+        started = solve_scenario(s, replace(HIGHS, solver=solver, threads=None))
+        assert started.status is SolveStatus.OPTIMAL
+        assert started.total_cost == pytest.approx(plain.total_cost, abs=CENT)
+        report = check_plan(s, started)
+        assert report.violations == []
+    assert len(calls) == 3 and all(c is not None and c.values for c in calls)
+
+
+def test_should_stop_ends_the_phase_with_the_best_plan_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _built()
+    stopped = _first(built, monkeypatch, should_stop=lambda: True)
+    assert stopped.values is None and stopped.steps == 0
+    # Stop once a first plan exists: fix-and-optimize runs no sub-MIP, the first plan stands.
+    first_done = [False]
+    real = pf._aggregated
+
+    def aggregated(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        first_done[0] = True
+        return found
+
+    monkeypatch.setattr(pf, "_aggregated", aggregated)
+    built = _built()
+    found = _first(built, monkeypatch, should_stop=lambda: first_done[0])
+    assert found.values is not None and found.steps == 0
+    assert found.improved == found.cost
+
+
+def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
+    assert plan_first_budget(None, None, pf.MIN_INTEGERS - 1) is None
+    assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) is None
+    assert plan_first_budget(None, None, pf.MIN_INTEGERS) == (
+        pf.AGGREGATED_CAP_S,
+        pf.IMPROVE_CAP_S,
+    )
+    assert plan_first_budget(60.0, 57.0, pf.MIN_INTEGERS) == (18.0, 14.25)
+    assert plan_first_budget(2.0, 1.5, pf.MIN_INTEGERS) is None
+
+
+def test_the_progress_line_says_what_each_phase_gave() -> None:
+    found = FirstPlan({}, 1234.5, "the aggregated model", 4.21, 1200.0, 9.84, 7)
+    assert say_first_plan(found, "USD") == (
+        "gpumix: first plan $1,234.50 from the aggregated model, 4.2 s; "
+        "after fix-and-optimize $1,200.00, 9.8 s"
+    )
+    none = FirstPlan(None, None, "aggregated model: Time limit reached", 3.0)
+    assert say_first_plan(none, "USD") == (
+        "gpumix: no first plan (aggregated model: Time limit reached, 3.0 s)"
+    )
+
+
+def test_the_enumerated_cases_have_layouts_to_tie() -> None:
+    """A guard against a check that ties nothing: most 2-month cases tie months 1 and 2."""
+    tied = [c.name for c in ALL if tie_pairs(build_model(c.scenario, c.estimates), 0)]
+    assert len(tied) >= len(ALL) // 3, tied
