@@ -206,7 +206,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             args.output or _default_output(args.input, "results"), loaded.files, in_place_hint=True
         )
     settings = _solver_settings(args, progress=not quiet)
-    plans, baselines = solve_with_extras(loaded.scenarios, settings, quiet=quiet, jobs=args.jobs)
+    scenarios = _coarse(loaded.scenarios, args.coarse_after)
+    plans, baselines = solve_with_extras(scenarios, settings, quiet=quiet, jobs=args.jobs)
     run = RunResult(
         plans=tuple(plans),
         input_files=loaded.files,
@@ -233,6 +234,20 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             print(terminal_text(_plan_line(plan)))
         print(terminal_text(f"wrote {written}"))
     return 0 if all(p.status.has_plan for p in plans) else 1
+
+
+def _coarse(scenarios: Sequence[Scenario], month: int | None) -> list[Scenario]:
+    """``--coarse-after MONTH``: every scenario's ``coarse_after_month``, its source the option."""
+    if month is None:
+        return list(scenarios)
+    return [
+        replace(
+            s,
+            assumptions=replace(s.assumptions, coarse_after_month=float(month)),
+            assumption_sources={**s.assumption_sources, "coarse_after_month": "--coarse-after"},
+        )
+        for s in scenarios
+    ]
 
 
 def _plan_line(plan: Plan) -> str:

@@ -72,6 +72,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="write the result sheets into the input workbook (nothing else is changed)",
     )
     solve.add_argument(
+        "--coarse-after",
+        type=_coarse_month,
+        metavar="MONTHS",
+        help="plan layouts (GPUs owned and reserved, replicas, slots) per quarter after this"
+        " month, for fewer changes (Assumptions key coarse_after_month; may cost more)",
+    )
+    solve.add_argument(
         "--jobs",
         type=int,
         metavar="N",
@@ -230,6 +237,17 @@ LIMIT_FUTURES = (
     "the shared plan what is left, and a plan stopped by it "
     "reports its proven gap"
 )
+
+
+def _coarse_month(text: str) -> int:
+    """``--coarse-after``: a whole month, 0 or more."""
+    try:
+        month = int(text)
+    except ValueError:
+        month = -1
+    if month < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole month, 0 or more, got {text!r}")
+    return month
 
 
 def _add_solver_flags(

@@ -77,13 +77,9 @@ def fix_and_optimize(
         copy.setOptionValue("time_limit", max(0.05, step_until[0] - now))
         copy.run()
         steps += 1
-        info = copy.getInfo()
-        found = float(info.objective_function_value)
-        if int(info.primal_solution_status) == 2 and found < best_cost - _tolerance(best_cost):
-            solution = list(copy.getSolution().col_value)
-            for col in integers:
-                solution[col] = float(round(solution[col]))
-            best, best_cost = solution, found
+        found = plan_of(copy, model, whole)
+        if found is not None and found[0] < best_cost - _tolerance(best_cost):
+            best_cost, best = found
             improvements += 1
             unimproved = 0
         else:
@@ -92,6 +88,30 @@ def fix_and_optimize(
     return Improved(best, best_cost, steps, improvements)
 
 
+def plan_of(highs: Any, model: Any, integers: set[int]) -> tuple[float, list[float]] | None:
+    """The plan ``highs`` holds (cost, columns with integers rounded), or None.
+
+    The cost is recomputed from the columns: HiGHS 1.16, given a first plan,
+    can report an objective value that is not its plan's (a sub-MIP said
+    $169,416.52 of a plan that costs $209,794.02).
+    """
+    if int(highs.getInfo().primal_solution_status) != 2:  # kSolutionStatusFeasible
+        return None
+    values = list(highs.getSolution().col_value)
+    for col in integers:
+        values[col] = float(round(values[col]))
+    lp = model.lp_
+    return float(lp.offset_ + sum(c * x for c, x in zip(lp.col_cost_, values, strict=True))), values
+
+
 def _tolerance(cost: float) -> float:
     """A cheaper plan must save more than this (a cent, or a millionth of the cost)."""
     return max(0.01, 1e-6 * abs(cost))
+
+
+def integer_columns(model: Any) -> list[int]:
+    """Indices of the integer columns of a HiGHS model."""
+    import highspy
+
+    integer = highspy.HighsVarType.kInteger
+    return [col for col, kind in enumerate(model.lp_.integrality_) if kind == integer]

@@ -35,11 +35,14 @@ from optimizer.model.aggregate import BLOCK_MONTHS, MONTHLY_UNTIL, layout_intege
 from optimizer.model.built import BuiltModel
 from optimizer.results import SolverSettings
 from optimizer.solve.adapters import highs_solver
-from optimizer.solve.fix_optimize import Improved, fix_and_optimize
+from optimizer.solve.fix_optimize import Improved, fix_and_optimize, integer_columns, plan_of
 from optimizer.solve.warm_start import interrupt_when
 
 MIN_INTEGERS = 4000  # the bundled example has 2,969; (6, 8, 36) 4,281-5,095
-MAX_INTEGERS = 50_000  # above, the LP relaxation alone outlasts the caps ((20, 50, 60))
+# (10, 20, 36) has 12,192-15,981: within 18 s its aggregated model gave plans
+# 39-845 % above the best known, and the race left 36 s did worse than the
+# race alone (docs/performance.md, "Plans first").
+MAX_INTEGERS = 10_000
 AGGREGATED_SHARE = 0.3  # of the time limit
 AGGREGATED_CAP_S = 30.0  # without a limit, or at most
 IMPROVE_SHARE = 0.25
@@ -221,10 +224,8 @@ def _solve(copy: Any, until: float, should_stop: Stop) -> tuple[float, list[floa
     interrupt_when(copy, lambda: time.perf_counter() >= until or should_stop())
     copy.setOptionValue("time_limit", left)
     copy.run()
-    info = copy.getInfo()
-    if int(info.primal_solution_status) != 2:  # kSolutionStatusFeasible
-        return None
-    return float(info.objective_function_value), list(copy.getSolution().col_value)
+    model = copy.getModel()
+    return plan_of(copy, model, set(integer_columns(model)))
 
 
 def _until(end: float, deadline: float | None) -> float:

@@ -37,6 +37,7 @@ from optimizer.solve.adapters import (
     _set_start,
     assign_highs_values,
     highs_outcome,
+    highs_plan_cost,
     highs_solver,
     limit_from_now,
 )
@@ -208,6 +209,10 @@ def _outcome(
     """The race's result: the cheaper plan, the higher bound, the gap between them."""
     none = HighsOutcome(SolveStatus.ERROR, None, None, "failed")
     h = none if HIGHS in failed else highs_outcome(highs, integers)
+    if h.plan is not None:
+        # HiGHS 1.16 given a first plan may report a cost that is not its
+        # plan's (adapters._objective_agrees): the race compares real costs.
+        h = replace(h, plan=highs_plan_cost(highs))
     s_status, s_plan, s_bound = (
         (SolveStatus.ERROR, None, None) if SCIP in failed else scip_outcome(scip)
     )

@@ -66,9 +66,10 @@ def solve_scenario(
     :func:`run_solver`). ``explain`` False skips the elastic re-solves that
     say why a model is infeasible (a baseline needs only its status).
     ``should_stop()`` ends the plan-first phase early (its best plan is
-    kept; :mod:`optimizer.solve.plan_first`). ``coarse_after`` (a month)
-    plans one layout per quarter after that month: the aggregated model is
-    then the answer (:func:`optimizer.model.aggregate.tie_blocks`).
+    kept; :mod:`optimizer.solve.plan_first`). ``coarse_after`` (a month;
+    default: the scenario's ``coarse_after_month``) plans one layout per
+    quarter after that month: the aggregated model is then the answer
+    (:func:`optimizer.model.aggregate.tie_blocks`).
     """
     begun = time.perf_counter()
     if estimates is None:
@@ -100,6 +101,8 @@ def solve_scenario(
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
     picks = pick_groups(built)
     first: FirstPlan | None = None
+    if coarse_after is None and scenario.assumptions.coarse_after_month is not None:
+        coarse_after = int(scenario.assumptions.coarse_after_month)
     if coarse_after is not None:
         tie_blocks(built, coarse_after)
     elif start is None and settings.solver in PLAN_FIRST_SOLVERS:

@@ -202,3 +202,52 @@ def test_the_enumerated_cases_have_layouts_to_tie() -> None:
     """A guard against a check that ties nothing: most 2-month cases tie months 1 and 2."""
     tied = [c.name for c in ALL if tie_pairs(build_model(c.scenario, c.estimates), 0)]
     assert len(tied) >= len(ALL) // 3, tied
+
+
+def test_the_race_hands_its_first_plan_to_scip_as_well(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optimizer.solve import race
+    from optimizer.solve.solver import run_solver
+
+    s = synthetic_scenario(6, 5, 12, 1)
+    built = build_model(s, tuple(estimate_pairs(s)))
+    optimum = run_solver(built.problem, HIGHS)
+    assert optimum.status is SolveStatus.OPTIMAL
+    cost = pulp.value(built.problem.objective)
+    start = {v.name: v.varValue or 0.0 for v in built.problem.variables()}
+    given: list[int] = []
+    real = race.add_scip_start
+
+    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float]) -> None:
+        given.append(len(values))
+        real(problem, model, values)
+
+    monkeypatch.setattr(race, "add_scip_start", spy)
+    raced = run_solver(built.problem, SolverSettings(solver="race"), start=start)
+    assert given == [len(start)]
+    assert raced.status is SolveStatus.OPTIMAL
+    assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
+
+
+def test_coarse_after_month_in_the_assumptions_plans_quarters_and_the_audit_says_so() -> None:
+    from optimizer.reports.audit_sheet import audit_sheet
+    from optimizer.results import RunResult
+
+    s = random_scenario(5, longest_horizon=6, extra_jobs=2)
+    assert s.horizon_months >= 4, "a horizon with a block of months to tie"
+    coarse = replace(
+        s,
+        assumptions=replace(s.assumptions, coarse_after_month=0.0),
+        assumption_sources={**s.assumption_sources, "coarse_after_month": "--coarse-after"},
+    )
+    seen: list[BuiltModel] = []
+    plan = solve_scenario(coarse, HIGHS, on_solved=seen.append)
+    by_argument, objective, _ties = _coarse(s)
+    assert plan.status is SolveStatus.OPTIMAL and by_argument.status is SolveStatus.OPTIMAL
+    assert plan.total_cost == pytest.approx(objective, abs=CENT)
+    assert seen and tie_pairs(seen[0], 0), "the layouts were tied"
+    run = RunResult(plans=(plan,), input_files=(), started_at="", gpumix_version="", settings=HIGHS)
+    cells = audit_sheet(run).cells
+    rows = {r for (r, _c), cell in cells.items() if cell.value == "coarse_after_month"}
+    assert len(rows) == 1
+    row = {c: cell.value for (r, c), cell in cells.items() if r in rows}
+    assert 0.0 in row.values() and "--coarse-after" in row.values()
