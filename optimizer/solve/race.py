@@ -211,8 +211,11 @@ def _outcome(
     h = none if HIGHS in failed else highs_outcome(highs, integers)
     if h.plan is not None:
         # HiGHS 1.16 given a first plan may report a cost that is not its
-        # plan's (adapters._objective_agrees): the race compares real costs.
-        h = replace(h, plan=highs_plan_cost(highs))
+        # plan's (adapters._objective_agrees): the race compares real costs
+        # (only a real difference counts: equal plans keep HiGHS the winner).
+        cost = highs_plan_cost(highs)
+        if abs(cost - h.plan) > 1e-6 * max(1.0, abs(cost)):
+            h = replace(h, plan=cost)
     s_status, s_plan, s_bound = (
         (SolveStatus.ERROR, None, None) if SCIP in failed else scip_outcome(scip)
     )

@@ -111,7 +111,14 @@ def solve_scenario(
             start = first.values
             if settings.progress:
                 report(say_first_plan(first, settings.currency))
-    run = run_solver(built.problem, settings, deadline=deadline, start=start, picks=picks)
+    run = run_solver(
+        built.problem,
+        settings,
+        deadline=deadline,
+        start=start,
+        picks=picks,
+        start_in_race=first is not None,
+    )
     if first is not None and settings.progress:
         plan_cost = pulp.value(built.problem.objective) if run.status.has_plan else None
         report(say_proof(plan_cost, run.gap, settings.currency, time.perf_counter() - begun))
@@ -142,14 +149,18 @@ def run_solver(
     start: dict[str, float] | None = None,
     picks: Sequence[Sequence[str]] | None = None,
     highs_options: dict[str, Any] | None = None,
+    *,
+    start_in_race: bool = False,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
     ``deadline`` (a ``time.perf_counter()`` value) is when the time limit
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
-    ``start`` (variable name -> value) is a first plan for HiGHS and SCIP
-    (both, in the race); other solvers start without it. ``picks`` (each one-off training job's
+    ``start`` (variable name -> value) is a first plan for HiGHS and SCIP;
+    other solvers start without it, and so does the race unless
+    ``start_in_race`` (the plan-first phase's plan; a caller's own start
+    was measured to slow SCIP on the example's shadow-price solves). ``picks`` (each one-off training job's
     ``pick`` variable names) lets HiGHS start from a restricted warm start on
     large time-limited models (:mod:`optimizer.solve.warm_start`).
     ``highs_options`` are HiGHS options for this solve when HiGHS alone solves
@@ -173,7 +184,9 @@ def run_solver(
     if solver == "race":
         from optimizer.solve.race import _run_race
 
-        return _run_race(problem, settings, started, deadline, picks, start)
+        return _run_race(
+            problem, settings, started, deadline, picks, start if start_in_race else None
+        )
     if solver in COMMERCIAL:
         from optimizer.solve.commercial import run_commercial
 

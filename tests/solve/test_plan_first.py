@@ -204,7 +204,7 @@ def test_the_enumerated_cases_have_layouts_to_tie() -> None:
     assert len(tied) >= len(ALL) // 3, tied
 
 
-def test_the_race_hands_its_first_plan_to_scip_as_well(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_race_hands_the_phase_plan_to_scip_as_well(monkeypatch: pytest.MonkeyPatch) -> None:
     from optimizer.solve import race
     from optimizer.solve.solver import run_solver
 
@@ -222,10 +222,15 @@ def test_the_race_hands_its_first_plan_to_scip_as_well(monkeypatch: pytest.Monke
         real(problem, model, values)
 
     monkeypatch.setattr(race, "add_scip_start", spy)
-    raced = run_solver(built.problem, SolverSettings(solver="race"), start=start)
+    raced = run_solver(
+        built.problem, SolverSettings(solver="race"), start=start, start_in_race=True
+    )
     assert given == [len(start)]
     assert raced.status is SolveStatus.OPTIMAL
     assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
+    # A caller's own start (alternatives, shadow prices) stays out of the race, as before.
+    run_solver(built.problem, SolverSettings(solver="race"), start=start)
+    assert given == [len(start)]
 
 
 def test_coarse_after_month_in_the_assumptions_plans_quarters_and_the_audit_says_so() -> None:
