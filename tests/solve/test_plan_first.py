@@ -256,3 +256,22 @@ def test_coarse_after_month_in_the_assumptions_plans_quarters_and_the_audit_says
     assert len(rows) == 1
     row = {c: cell.value for (r, c), cell in cells.items() if r in rows}
     assert 0.0 in row.values() and "--coarse-after" in row.values()
+
+
+def test_the_phase_says_what_it_gave_on_stderr_only_with_progress_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(pf, "MIN_INTEGERS", 0)
+    s = synthetic_scenario(6, 5, 12, 1)
+    plan = solve_scenario(s, replace(HIGHS, progress=True))
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = [line for line in err.splitlines() if "first plan" in line or "full model" in line]
+    assert lines[0].startswith("gpumix: first plan $") and "from the aggregated model" in lines[0]
+    assert "after fix-and-optimize $" in lines[0]
+    assert plan.total_cost is not None
+    assert lines[1].startswith(
+        f"gpumix: full model: plan ${plan.total_cost:,.2f}, proven gap 0.00%"
+    )
+    solve_scenario(s, HIGHS)
+    assert capsys.readouterr() == ("", "")
