@@ -20,6 +20,7 @@ from optimizer.reports.at_a_glance import (
     payback_text,
     recommendation,
 )
+from optimizer.reports.coarse_note import coarse_notes
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
 from optimizer.reports.sheet_grid import (
     Chart,
@@ -39,10 +40,7 @@ def _money(plan: Plan, value: float | None) -> float | None:
 
 
 def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
-    """One column per scenario; ``audit_name`` is the Audit sheet's actual name.
-
-    (``--in-place`` next to a user's own "Audit" sheet makes ours "Audit (2)".)
-    """
+    """One column per scenario; ``audit_name``: the Audit sheet's ("Audit (2)" beside a user's)."""
     currency = run.currency
     sheet = SheetModel(SUMMARY, freeze=(1, 1))
     plans = run.plans
@@ -298,6 +296,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         Style.NOTE,
     )
     for note in (
+        *coarse_notes(plans),  # --coarse-after: layouts per quarter, cost against monthly
         "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the engineering",
         "detail in '<scenario> Places', 'Assignments' and 'Options' is hidden (right-click a tab › "
         "Unhide).",

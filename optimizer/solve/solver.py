@@ -38,6 +38,7 @@ from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
 from optimizer.solve.plan_first import (
     FirstPlan,
+    monthly_optimum,
     never,
     plan_first,
     report,
@@ -103,7 +104,9 @@ def solve_scenario(
     first: FirstPlan | None = None
     if coarse_after is None and scenario.assumptions.coarse_after_month is not None:
         coarse_after = int(scenario.assumptions.coarse_after_month)
+    monthly_cost: float | None = None
     if coarse_after is not None:
+        monthly_cost = monthly_optimum(built, settings, deadline)
         tie_blocks(built, coarse_after)
     elif start is None and settings.solver in PLAN_FIRST_SOLVERS:
         first = plan_first(built, settings, deadline, should_stop or never)
@@ -123,6 +126,8 @@ def solve_scenario(
         plan_cost = pulp.value(built.problem.objective) if run.status.has_plan else None
         report(say_proof(plan_cost, run.gap, settings.currency, time.perf_counter() - begun))
     info = _solver_info(built, run, build_seconds)
+    if coarse_after is not None:
+        info = replace(info, coarse_after=coarse_after, monthly_cost=monthly_cost)
 
     if run.status is SolveStatus.INFEASIBLE and not explain:
         why = ("the model is infeasible (not explained: elastic re-solves skipped)",)
