@@ -8,7 +8,8 @@ None), its cost and where it came from. Steps:
 1. the aggregated model (:mod:`optimizer.model.aggregate`: layout integers
    tied in quarters after month 12), solved under a capped share of the
    budget; if it gives no plan in time, HiGHS's own first plan of the full
-   model (a short run stopped at its first plan);
+   model (a short run stopped at its first plan, taken from the phase's
+   total: the full solve keeps :func:`reserve_seconds`);
 2. fix-and-optimize from that plan (:mod:`optimizer.solve.fix_optimize`):
    6-month blocks (step 3), then each used GPU type with the training picks.
 
@@ -45,6 +46,13 @@ AGGREGATED_SHARE = 0.3  # of the time limit
 AGGREGATED_CAP_S = 30.0  # without a limit, or at most
 IMPROVE_SHARE = 0.25
 IMPROVE_CAP_S = 20.0
+# What the phase leaves the full solve at least (the race's SCIP reads and
+# presolves the model; HiGHS presolves it again): 10 s plus 0.2 s per 1,000
+# integers (20 s at 50,000). The fallback start comes out of the phase's
+# total, not on top: at --time-limit 60 the phase ends by 33 s after its
+# start (it took up to 42 s when the aggregated model gave no plan).
+RESERVE_S = 10.0
+RESERVE_PER_INTEGER_S = 0.0002
 FO_BLOCK_MONTHS = 6
 # --coarse-after: the monthly plan is solved too, for the comparison, only on
 # models below MIN_INTEGERS (the example, 2,969 integers, proves its optimum
@@ -80,14 +88,27 @@ class FirstPlan:
 def plan_first_budget(
     time_limit: float | None, left: float | None, integers: int
 ) -> tuple[float, float] | None:
-    """Seconds for the aggregated solve and for fix-and-optimize, or None (phase skipped)."""
+    """Seconds for the aggregated solve and for fix-and-optimize, or None (phase skipped).
+
+    Their sum is the whole phase (fallback start included) and leaves the
+    full solve at least :func:`reserve_seconds` of ``left``.
+    """
     if not MIN_INTEGERS <= integers <= MAX_INTEGERS:
         return None
     if time_limit is None or left is None:
         return AGGREGATED_CAP_S, IMPROVE_CAP_S
     first = min(AGGREGATED_SHARE * time_limit, AGGREGATED_CAP_S, left / 3)
     improve = min(IMPROVE_SHARE * time_limit, IMPROVE_CAP_S, left / 4)
+    room = left - reserve_seconds(integers)
+    if first + improve > room:
+        scale = max(0.0, room) / (first + improve)
+        first, improve = first * scale, improve * scale
     return (first, improve) if first >= 1.0 else None
+
+
+def reserve_seconds(integers: int) -> float:
+    """Seconds of the time limit the phase leaves the full solve of a model this size."""
+    return RESERVE_S + RESERVE_PER_INTEGER_S * integers
 
 
 def plan_first(
@@ -113,6 +134,7 @@ def plan_first(
     if budget is None:
         return None
     started = time.perf_counter()
+    phase_end = _until(started + budget[0] + budget[1], deadline)  # the fallback included
     highs = _highs_of(problem, settings)
     column = {v.name: v.index for v in variables}
     integer_cols = [column[v.name] for v in integers]
@@ -120,7 +142,7 @@ def plan_first(
     values, cost, source = _aggregated(highs, built, column, first_until, should_stop)
     if values is None and not should_stop():
         # The aggregated solve spent its share: the fallback gets half as much again.
-        fallback_until = _until(time.perf_counter() + budget[0] / 2, deadline)
+        fallback_until = _until(time.perf_counter() + budget[0] / 2, phase_end)
         fallback = _solver_first(highs, fallback_until, should_stop)
         if fallback is not None:
             cost, values = fallback
@@ -128,7 +150,7 @@ def plan_first(
     seconds = time.perf_counter() - started
     if values is None or cost is None:
         return FirstPlan(None, None, source, seconds)
-    improve_until = _until(time.perf_counter() + budget[1], deadline)
+    improve_until = _until(time.perf_counter() + budget[1], phase_end)
     improved: Improved = fix_and_optimize(
         highs,
         values,

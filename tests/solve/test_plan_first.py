@@ -186,6 +186,70 @@ def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
     assert plan_first_budget(2.0, 1.5, pf.MIN_INTEGERS) is None
 
 
+def test_the_phase_leaves_the_full_solve_its_reserve_up_to_the_largest_model() -> None:
+    # --time-limit 60 after a build of up to 15 s: aggregated + fallback + FO
+    # together end early enough for the full solve's reserve.
+    for integers in (pf.MIN_INTEGERS, 15_000, pf.MAX_INTEGERS):
+        for left in (59.0, 50.0, 45.0):
+            budget = plan_first_budget(60.0, left, integers)
+            assert budget is not None
+            assert sum(budget) <= left - pf.reserve_seconds(integers) + 1e-9
+    assert pf.reserve_seconds(pf.MAX_INTEGERS) == 20.0
+    # 45 s left at 50,000 integers: the shares (15 s, 11.25 s) scaled to leave 20 s.
+    scale = 25.0 / 26.25
+    assert plan_first_budget(60.0, 45.0, pf.MAX_INTEGERS) == pytest.approx(
+        (15.0 * scale, 11.25 * scale)
+    )
+
+
+def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The aggregated model spends its share without a plan: fallback and FO end by the phase's end.
+
+    A fake clock: each sub-solve "runs" until the time it is given.
+    """
+    from optimizer.solve.fix_optimize import Improved
+
+    clock = [1000.0]
+    given: dict[str, float] = {}
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock[0]
+
+    def aggregated(_h: object, _b: object, _c: object, until: float, _s: object) -> object:
+        given["aggregated"] = until
+        clock[0] = until
+        return None, None, "aggregated model: Interrupted by user"
+
+    def solver_first(_h: object, until: float, _s: object) -> object:
+        given["fallback"] = until
+        clock[0] = until
+        return 500.0, [0.0] * n
+
+    def improve(_h: object, values: list[float], cost: float, *args: object) -> Improved:
+        given["improve"] = float(args[2])  # type: ignore[arg-type]
+        clock[0] = given["improve"]
+        return Improved(values, cost, 0, 0)
+
+    built = _built()
+    n = len(built.problem.variables())
+    monkeypatch.setattr(pf, "time", FakeTime)
+
+    def highs_of(problem: pulp.LpProblem, _settings: object) -> None:
+        for i, v in enumerate(problem.variables()):
+            v.index = i  # what building HiGHS's model sets
+
+    monkeypatch.setattr(pf, "_highs_of", highs_of)
+    monkeypatch.setattr(pf, "_aggregated", aggregated)
+    monkeypatch.setattr(pf, "_solver_first", solver_first)
+    monkeypatch.setattr(pf, "fix_and_optimize", improve)
+    monkeypatch.setattr(pf, "neighbourhoods", lambda *_a: [])
+    found = plan_first(built, HIGHS, deadline=1060.0, budget=(18.0, 15.0))
+    assert found is not None and found.cost == 500.0 and found.source == "HiGHS's first plan"
+    assert given == {"aggregated": 1018.0, "fallback": 1027.0, "improve": 1033.0}
+
+
 def test_the_progress_line_says_what_each_phase_gave() -> None:
     found = FirstPlan({}, 1234.5, "the aggregated model", 4.21, 1200.0, 9.84, 7)
     assert say_first_plan(found, "USD") == (
