@@ -194,6 +194,8 @@ def test_every_bundled_scenario_file_solves(
         (["solve", str(EXAMPLE), "--solver", "gurobi"], "gurobi"),
         (["solve", "missing.xlsx"], "missing.xlsx"),
         (["solve", str(EXAMPLE), "--jobs", "0"], "--jobs"),
+        (["solve", str(EXAMPLE), "--coarse-after", "-1"], "--coarse-after"),
+        (["solve", str(EXAMPLE), "--coarse-after", "2.5"], "a whole month from 0 to 1,200"),
         (["breakeven", str(EXAMPLE), "--utilization", "1.5"], "--utilization"),
         (["breakeven", str(EXAMPLE), "--months", "0"], "--months"),
     ],

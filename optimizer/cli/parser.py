@@ -11,6 +11,7 @@ from pathlib import Path
 
 from optimizer import __version__
 from optimizer.errors import UsageError
+from optimizer.inputs.schema import MAX_MONTHS
 from optimizer.results import SOLVERS
 
 
@@ -70,6 +71,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "--in-place",
         action="store_true",
         help="write the result sheets into the input workbook (nothing else is changed)",
+    )
+    solve.add_argument(
+        "--coarse-after",
+        type=_coarse_month,
+        metavar="MONTHS",
+        help="plan layouts (GPUs owned and reserved, replicas, slots) per quarter after this"
+        " month, for fewer changes (Assumptions key coarse_after_month; may cost more)",
     )
     solve.add_argument(
         "--jobs",
@@ -234,6 +242,19 @@ LIMIT_FUTURES = (
     "included): each step before the shared plan gets at most a quarter of it, the shared "
     "plan what is left, and a plan stopped by it reports its proven gap"
 )
+
+
+def _coarse_month(text: str) -> int:
+    """``--coarse-after``: a whole month, 0 or more."""
+    try:
+        month = int(text)
+    except ValueError:
+        month = -1
+    if not 0 <= month <= MAX_MONTHS:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole month from 0 to {MAX_MONTHS:,}, got {text!r}"
+        )
+    return month
 
 
 def _add_solver_flags(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from optimizer import __version__
@@ -19,6 +21,7 @@ from optimizer.cli.common import (
     solver_settings,
     write_output,
 )
+from optimizer.domain import Scenario
 from optimizer.errors import InputError, terminal_text
 from optimizer.results import RunResult
 from optimizer.solve.budget import command_budget
@@ -49,7 +52,7 @@ def run_solve_command(args: argparse.Namespace) -> int:
             print(terminal_text(warning), file=sys.stderr)
     settings = solver_settings(args, progress=not quiet)
     plans, baselines = solve_with_extras(
-        loaded.scenarios,
+        coarse(loaded.scenarios, args.coarse_after),
         settings,
         quiet=quiet,
         jobs=args.jobs,
@@ -81,3 +84,17 @@ def run_solve_command(args: argparse.Namespace) -> int:
             print(terminal_text(plan_line(plan)))
         print(terminal_text(f"wrote {written}"))
     return 0 if all(p.status.has_plan for p in plans) else 1
+
+
+def coarse(scenarios: Sequence[Scenario], month: int | None) -> list[Scenario]:
+    """``--coarse-after MONTH``: every scenario's ``coarse_after_month``, its source the option."""
+    if month is None:
+        return list(scenarios)
+    return [
+        replace(
+            s,
+            assumptions=replace(s.assumptions, coarse_after_month=float(month)),
+            assumption_sources={**s.assumption_sources, "coarse_after_month": "--coarse-after"},
+        )
+        for s in scenarios
+    ]

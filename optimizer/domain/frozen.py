@@ -280,6 +280,8 @@ class Assumptions:
     bandwidth_efficiency_fp8: float | None = None  # None: bandwidth_efficiency
     bandwidth_efficiency_int8: float = 0.53
     bandwidth_efficiency_int4: float = 0.38
+    # Issue 30: layouts fixed per quarter after this month (None: every month).
+    coarse_after_month: float | None = None
     currency: str = "USD"  # model v2 §E: the label of every money figure; nothing converted
 
     @property

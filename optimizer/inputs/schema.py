@@ -1190,6 +1190,15 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         at_most_one=True,
     ),
     AssumptionKey(
+        "coarse_after_month",
+        None,
+        "month",
+        "blank = a layout every month; a month M (whole months, 0 = from the start) plans layouts"
+        " (GPUs owned and reserved, replicas, slots, servers) per quarter after month M, for fewer"
+        " changes; work, rent and purchases stay monthly, and the plan may cost more than the monthly one",
+        maximum=MAX_MONTHS,
+    ),
+    AssumptionKey(
         "currency",
         USD,
         f"1–{CURRENCY_MAX_CHARS} printable characters",

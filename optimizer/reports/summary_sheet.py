@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
 from optimizer.reports.baseline_note import baseline_note
+from optimizer.reports.coarse_note import coarse_notes
 from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
 from optimizer.reports.sheet_grid import (
@@ -31,10 +32,7 @@ def _money(plan: Plan, value: float | None) -> float | None:
 
 
 def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
-    """One column per scenario; ``audit_name`` is the Audit sheet's actual name.
-
-    (``--in-place`` next to a user's own "Audit" sheet makes ours "Audit (2)".)
-    """
+    """One column per scenario; ``audit_name``: the Audit sheet's ("Audit (2)" beside a user's)."""
     currency = run.currency
     sheet = SheetModel(SUMMARY, freeze=(1, 1))
     plans = run.plans
@@ -291,6 +289,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     for note in (
         f"All money in {currency}. Blue figures on grey are computed from other cells (totals, "
         "differences, savings); every other number is the solver's.",
+        *coarse_notes(plans),  # --coarse-after: layouts per quarter, cost against monthly
         "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the "
         "engineering detail in '<scenario> Places', 'Assignments' and 'Options' is hidden "
         "(right-click a tab › Unhide).",

@@ -262,6 +262,10 @@ class SolverInfo:
     constraints: int = 0
     integers: int = 0
     bound: float | None = None  # proven lower bound on any plan's cost (HiGHS), when known
+    # Issue 30, --coarse-after: layouts tied per quarter after this month (None: monthly),
+    # and the monthly plan's proven cost when it was also solved (None: not compared).
+    coarse_after: int | None = None
+    monthly_cost: float | None = None
 
 
 @dataclass(frozen=True)

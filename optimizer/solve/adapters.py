@@ -169,6 +169,13 @@ def limit_from_now(deadline: float | None, highs: Any = None, scip: Any = None) 
         scip.setParam("limits/time", left)
 
 
+def highs_plan_cost(highs: Any) -> float:
+    """The cost of the plan ``highs`` holds, recomputed from its columns and costs."""
+    lp = highs.getLp()
+    values = highs.getSolution().col_value
+    return float(lp.offset_ + sum(c * x for c, x in zip(lp.col_cost_, values, strict=True)))
+
+
 def assign_highs_values(problem: pulp.LpProblem, highs: Any) -> None:
     """Copy HiGHS's plan into the PuLP variables (``var.index`` set by PuLP's build)."""
     values = list(highs.getSolution().col_value)

@@ -37,6 +37,7 @@ from optimizer.solve.adapters import (
     _set_start,
     assign_highs_values,
     highs_outcome,
+    highs_plan_cost,
     highs_solver,
     limit_from_now,
 )
@@ -44,6 +45,7 @@ from optimizer.solve.interrupt import stop_requested
 from optimizer.solve.progress import ProgressLine, finite
 from optimizer.solve.scip import (
     REPORT_EVERY_S,
+    add_scip_start,
     assign_scip_values,
     build_scip_model,
     relative_gap,
@@ -115,8 +117,11 @@ def _run_race(
     started: float,
     deadline: float | None,
     picks: Sequence[Sequence[str]] | None = None,
+    start: dict[str, float] | None = None,
 ) -> SolverRun:
     """HiGHS and SCIP side by side, one thread each; the better of both reported.
+
+    ``start`` (variable name -> value) is handed to both as a first plan.
 
     With ``warm_start.WARM_IN_RACE`` (off: measured mixed), HiGHS's thread
     first finds a restricted warm start on large models (``picks``: each
@@ -157,17 +162,19 @@ def _run_race(
         "race",
     )
     integers = _has_integers(problem)
+    if start:
+        add_scip_start(problem, scip, start)
     limit_from_now(deadline, highs=highs, scip=scip)
 
     failed: set[str] = set()  # a solver that raised: the other one's answer stands
 
     def run_highs() -> None:
         try:
-            start = None
-            if warm_start.WARM_IN_RACE:
-                start = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)
-            if start:
-                _set_start(problem, highs, start)
+            first = start
+            if not first and warm_start.WARM_IN_RACE:
+                first = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)
+            if first:
+                _set_start(problem, highs, first)
                 limit_from_now(deadline, highs=highs)
             highs.run()
             race.finished(highs_outcome(highs, integers).status)
@@ -203,6 +210,13 @@ def _outcome(
     """The race's result: the cheaper plan, the higher bound, the gap between them."""
     none = HighsOutcome(SolveStatus.ERROR, None, None, "failed")
     h = none if HIGHS in failed else highs_outcome(highs, integers)
+    if h.plan is not None:
+        # HiGHS 1.16 given a first plan may report a cost that is not its
+        # plan's (adapters._objective_agrees): the race compares real costs
+        # (only a real difference counts: equal plans keep HiGHS the winner).
+        cost = highs_plan_cost(highs)
+        if abs(cost - h.plan) > 1e-6 * max(1.0, abs(cost)):
+            h = replace(h, plan=cost)
     s_status, s_plan, s_bound = (
         (SolveStatus.ERROR, None, None) if SCIP in failed else scip_outcome(scip)
     )

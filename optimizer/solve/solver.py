@@ -20,6 +20,7 @@ from typing import Any
 import pulp
 
 from optimizer.domain import Scenario
+from optimizer.model.aggregate import tie_blocks
 from optimizer.model.build import BuildTimeLimit, build_model
 from optimizer.model.built import BuiltModel
 from optimizer.results import (
@@ -36,6 +37,14 @@ from optimizer.solve.adapters import SolverRun, _run_cbc, _run_highs, seconds_te
 from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
 from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
+from optimizer.solve.plan_first import (
+    FirstPlan,
+    monthly_optimum,
+    plan_first,
+    report,
+    say_first_plan,
+    say_proof,
+)
 from optimizer.solve.warm_start import pick_groups
 
 
@@ -47,6 +56,8 @@ def solve_scenario(
     *,
     start: dict[str, float] | None = None,
     explain: bool = True,
+    should_stop: Callable[[], bool] | None = None,
+    coarse_after: int | None = None,
 ) -> Plan:
     """The cheapest plan for ``scenario``, or why there is none (never raises for infeasibility).
 
@@ -55,6 +66,11 @@ def solve_scenario(
     ``start`` (variable name -> value) is a first plan for the solver (see
     :func:`run_solver`). ``explain`` False skips the elastic re-solves that
     say why a model is infeasible (a baseline needs only its status).
+    ``should_stop()`` ends the plan-first phase early (its best plan is
+    kept; :mod:`optimizer.solve.plan_first`). ``coarse_after`` (a month;
+    default: the scenario's ``coarse_after_month``) plans one layout per
+    quarter after that month: the aggregated model is then the answer
+    (:func:`optimizer.model.aggregate.tie_blocks`).
     """
     begun = time.perf_counter()
     if estimates is None:
@@ -90,10 +106,35 @@ def solve_scenario(
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
     picks = pick_groups(built)
-    run = run_solver(built.problem, settings, deadline=deadline, start=start, picks=picks)
+    first: FirstPlan | None = None
+    if coarse_after is None and scenario.assumptions.coarse_after_month is not None:
+        coarse_after = int(scenario.assumptions.coarse_after_month)
+    monthly_cost: float | None = None
+    if coarse_after is not None:
+        monthly_cost = monthly_optimum(built, settings, deadline)
+        tie_blocks(built, coarse_after)
+    elif start is None and settings.solver in PLAN_FIRST_SOLVERS:
+        first = plan_first(built, settings, deadline, should_stop or stop_requested)
+        if first is not None:
+            start = first.values
+            if settings.progress:
+                report(say_first_plan(first, settings.currency))
+    run = run_solver(
+        built.problem,
+        settings,
+        deadline=deadline,
+        start=start,
+        picks=picks,
+        start_in_race=first is not None,
+    )
+    if first is not None and settings.progress:
+        plan_cost = pulp.value(built.problem.objective) if run.status.has_plan else None
+        report(say_proof(plan_cost, run.gap, settings.currency, time.perf_counter() - begun))
     info = _solver_info(built, run, build_seconds)
     if stop_requested() and run.status is not SolveStatus.OPTIMAL:
         info = replace(info, name=f"{info.name}, {STOPPED_BY_USER}")  # the Audit says so
+    if coarse_after is not None:
+        info = replace(info, coarse_after=coarse_after, monthly_cost=monthly_cost)
 
     if run.status is SolveStatus.INFEASIBLE and not explain:
         why = ("the model is infeasible (not explained: elastic re-solves skipped)",)
@@ -120,6 +161,8 @@ def run_solver(
     start: dict[str, float] | None = None,
     picks: Sequence[Sequence[str]] | None = None,
     highs_options: dict[str, Any] | None = None,
+    *,
+    start_in_race: bool = False,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
@@ -127,7 +170,9 @@ def run_solver(
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
     ``start`` (variable name -> value) is a first plan for HiGHS and SCIP;
-    other solvers start without it. ``picks`` (each one-off training job's
+    other solvers start without it, and so does the race unless
+    ``start_in_race`` (the plan-first phase's plan; a caller's own start
+    was measured to slow SCIP on the example's shadow-price solves). ``picks`` (each one-off training job's
     ``pick`` variable names) lets HiGHS start from a restricted warm start on
     large time-limited models (:mod:`optimizer.solve.warm_start`).
     ``highs_options`` are HiGHS options for this solve when HiGHS alone solves
@@ -151,7 +196,9 @@ def run_solver(
     if solver == "race":
         from optimizer.solve.race import _run_race
 
-        return _run_race(problem, settings, started, deadline, picks)
+        return _run_race(
+            problem, settings, started, deadline, picks, start if start_in_race else None
+        )
     if solver in COMMERCIAL:
         from optimizer.solve.commercial import run_commercial
 
@@ -159,6 +206,10 @@ def run_solver(
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
     return _run_highs(problem, settings, started, deadline, start, picks, highs_options)
+
+
+# Solvers the plan-first phase starts: those that take a first plan.
+PLAN_FIRST_SOLVERS = frozenset({"auto", "highs", "scip", "race"})
 
 
 def _cores_for_race(settings: SolverSettings) -> bool:

@@ -1,0 +1,309 @@
+"""Plans first: a near-optimal first plan for the exact search (issue 30).
+
+Takes a built model (its PuLP problem not yet solved), the solver settings,
+the time limit's deadline and a ``should_stop`` hook; hands on
+:class:`FirstPlan`: every variable's value in a plan of the full model (or
+None), its cost and where it came from. Steps:
+
+1. the aggregated model (:mod:`optimizer.model.aggregate`: layout integers
+   tied in quarters after month 12), solved under a capped share of the
+   budget; if it gives no plan in time, HiGHS's own first plan of the full
+   model (a short run stopped at its first plan, taken from the phase's
+   total: the full solve keeps :func:`reserve_seconds`);
+2. fix-and-optimize from that plan (:mod:`optimizer.solve.fix_optimize`):
+   6-month blocks (step 3), then each used GPU type with the training picks.
+
+The plan is only a start: the full MIP is then solved from it and reports
+its own plan, bound and gap, which the checker checks as always. When the
+phase runs (:func:`plan_first_budget`): on models with ``MIN_INTEGERS`` to
+``MAX_INTEGERS`` integers (the bundled example stays below), for a share of
+the time limit. See docs/performance.md, "Plans first".
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pulp
+
+from optimizer.currency import money_text
+from optimizer.model.aggregate import BLOCK_MONTHS, MONTHLY_UNTIL, layout_integers, tie_pairs
+from optimizer.model.built import BuiltModel
+from optimizer.results import SolverSettings
+from optimizer.solve.adapters import highs_solver
+from optimizer.solve.fix_optimize import Improved, fix_and_optimize, integer_columns, plan_of
+from optimizer.solve.warm_start import interrupt_when
+
+MIN_INTEGERS = 4000  # the bundled example has 2,969; (6, 8, 36) 4,281-5,095
+# Above, the LP relaxation alone outlasts the caps ((20, 50, 60): 100-112k).
+MAX_INTEGERS = 50_000
+AGGREGATED_SHARE = 0.3  # of the time limit
+AGGREGATED_CAP_S = 30.0  # without a limit, or at most
+IMPROVE_SHARE = 0.25
+IMPROVE_CAP_S = 20.0
+# What the phase leaves the full solve at least (the race's SCIP reads and
+# presolves the model; HiGHS presolves it again): 10 s plus 0.2 s per 1,000
+# integers (20 s at 50,000; a chosen margin, not fitted: the full solves
+# measured ended 0.7-1.2 s past a 60-s limit with 25-27 s left to them). The fallback start comes out of the phase's
+# total, not on top: at --time-limit 60 the phase ends by 33 s after its
+# start (it took up to 42 s when the aggregated model gave no plan).
+RESERVE_S = 10.0
+RESERVE_PER_INTEGER_S = 0.0002
+FO_BLOCK_MONTHS = 6
+FO_BLOCK_STEP = 3
+# --coarse-after: the monthly plan is solved too, for the comparison, only on
+# models below MIN_INTEGERS (the example, 2,969 integers, proves its optimum
+# in a few seconds) and within a share of what is left of the time limit.
+MONTHLY_SHARE = 0.25
+MONTHLY_CAP_S = 30.0
+
+Stop = Callable[[], bool]
+
+
+def never() -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class FirstPlan:
+    """What the plan-first phase gave: the plan by variable name (None: none), cost, steps."""
+
+    values: dict[str, float] | None
+    cost: float | None  # of the first plan (aggregated model or HiGHS's own)
+    source: str  # "the aggregated model", "HiGHS's first plan", or why there is none
+    seconds: float  # to the first plan
+    improved: float | None = None  # cost after fix-and-optimize
+    improve_seconds: float = 0.0  # when fix-and-optimize ended, from the phase's start
+    steps: int = 0
+
+    @property
+    def best(self) -> float | None:
+        return self.improved if self.improved is not None else self.cost
+
+
+def plan_first_budget(
+    time_limit: float | None, left: float | None, integers: int
+) -> tuple[float, float] | None:
+    """Seconds for the aggregated solve and for fix-and-optimize, or None (phase skipped).
+
+    Their sum is the whole phase (fallback start included) and leaves the
+    full solve at least :func:`reserve_seconds` of ``left``.
+    """
+    if not MIN_INTEGERS <= integers <= MAX_INTEGERS:
+        return None
+    if time_limit is None or left is None:
+        return AGGREGATED_CAP_S, IMPROVE_CAP_S
+    first = min(AGGREGATED_SHARE * time_limit, AGGREGATED_CAP_S, left / 3)
+    improve = min(IMPROVE_SHARE * time_limit, IMPROVE_CAP_S, left / 4)
+    room = left - reserve_seconds(integers)
+    if first + improve > room:
+        scale = max(0.0, room) / (first + improve)
+        first, improve = first * scale, improve * scale
+    return (first, improve) if first >= 1.0 else None
+
+
+def reserve_seconds(integers: int) -> float:
+    """Seconds of the time limit the phase leaves the full solve of a model this size."""
+    return RESERVE_S + RESERVE_PER_INTEGER_S * integers
+
+
+def plan_first(
+    built: BuiltModel,
+    settings: SolverSettings,
+    deadline: float | None = None,
+    should_stop: Stop = never,
+    budget: tuple[float, float] | None = None,
+) -> FirstPlan | None:
+    """A plan of ``built``'s full model to start the exact search from, or None (phase skipped).
+
+    ``budget`` (seconds for the aggregated solve, for fix-and-optimize)
+    overrides :func:`plan_first_budget`. ``should_stop()`` is asked between
+    and inside the sub-solves; when it says stop, the best plan so far is
+    handed on.
+    """
+    problem = built.problem
+    variables = problem.variables()
+    integers = [v for v in variables if v.cat == pulp.LpInteger]
+    if budget is None:
+        left = None if deadline is None else deadline - time.perf_counter()
+        budget = plan_first_budget(settings.time_limit, left, len(integers))
+    if budget is None:
+        return None
+    started = time.perf_counter()
+    phase_end = _until(started + budget[0] + budget[1], deadline)  # the fallback included
+    highs = _highs_of(problem, settings)
+    column = {v.name: v.index for v in variables}
+    integer_cols = [column[v.name] for v in integers]
+    first_until = _until(started + budget[0], deadline)
+    values, cost, source = _aggregated(highs, built, column, first_until, should_stop)
+    if values is None and not should_stop():
+        # The aggregated solve spent its share: the fallback gets half as much again.
+        fallback_until = _until(time.perf_counter() + budget[0] / 2, phase_end)
+        fallback = _solver_first(highs, fallback_until, should_stop)
+        if fallback is not None:
+            cost, values = fallback
+            source = "HiGHS's first plan"
+    seconds = time.perf_counter() - started
+    if values is None or cost is None:
+        return FirstPlan(None, None, source, seconds)
+    improve_until = _until(time.perf_counter() + budget[1], phase_end)
+    improved: Improved = fix_and_optimize(
+        highs,
+        values,
+        cost,
+        integer_cols,
+        neighbourhoods(built, column),
+        improve_until,
+        should_stop,
+    )
+    by_name = {v.name: improved.values[v.index] for v in variables}
+    return FirstPlan(
+        by_name,
+        cost,
+        source,
+        seconds,
+        improved.cost,
+        time.perf_counter() - started,
+        improved.steps,
+    )
+
+
+def monthly_optimum(
+    built: BuiltModel, settings: SolverSettings, deadline: float | None
+) -> float | None:
+    """The monthly (untied) model's proven optimal cost, or None: not compared.
+
+    Solved by HiGHS (silent) before ``--coarse-after``'s ties are added, only
+    when cheap (below ``MIN_INTEGERS`` integers, within ``MONTHLY_SHARE`` of
+    what is left of the time limit, at most ``MONTHLY_CAP_S``); a plan that
+    is not proven optimal is not compared.
+    """
+    problem = built.problem
+    if sum(1 for v in problem.variables() if v.cat == pulp.LpInteger) >= MIN_INTEGERS:
+        return None
+    now = time.perf_counter()
+    share = (
+        MONTHLY_CAP_S if deadline is None else min(MONTHLY_CAP_S, MONTHLY_SHARE * (deadline - now))
+    )
+    highs = _copy(_highs_of(problem, settings))
+    found = _solve(highs, now + share, never)
+    if found is None or highs.modelStatusToString(highs.getModelStatus()) != "Optimal":
+        return None
+    return found[0]
+
+
+def neighbourhoods(built: BuiltModel, column: dict[str, int]) -> list[tuple[str, list[int]]]:
+    """6-month blocks (step 3), then each GPU type with every training pick; by column."""
+    layout = layout_integers(built)
+    months = built.scenario.horizon_months
+    found: list[tuple[str, list[int]]] = []
+    start = 1
+    while True:
+        end = min(months, start + FO_BLOCK_MONTHS - 1)
+        cols = [column[c.name] for c in layout if c.month is not None and start <= c.month <= end]
+        if cols:
+            found.append((f"months {start}-{end}", cols))
+        if end >= months:
+            break
+        start += FO_BLOCK_STEP
+    picks = [column[c.name] for c in layout if c.month is None]
+    for gpu in built.scenario.gpus:
+        cols = [column[c.name] for c in layout if c.gpu == gpu.name and c.month is not None]
+        if cols:
+            found.append((gpu.name, cols + picks))
+    return found
+
+
+def _highs_of(problem: pulp.LpProblem, settings: SolverSettings) -> Any:
+    """HiGHS's model of ``problem`` with gpumix's options (sets ``var.index``), silent."""
+    quiet = replace(settings, progress=False, time_limit=None)
+    solver = highs_solver(quiet)
+    solver.createAndConfigureSolver(problem)
+    solver.buildSolverModel(problem)
+    return problem.solverModel
+
+
+def _copy(highs: Any) -> Any:
+    import highspy
+
+    copy = highspy.Highs()
+    copy.passOptions(highs.getOptions())
+    copy.setOptionValue("output_flag", False)
+    copy.passModel(highs.getModel())
+    return copy
+
+
+def _aggregated(
+    highs: Any, built: BuiltModel, column: dict[str, int], until: float, should_stop: Stop
+) -> tuple[list[float] | None, float | None, str]:
+    """The aggregated model's best plan within ``until`` (columns, cost, source or why none)."""
+    import numpy as np
+
+    pairs = tie_pairs(built, MONTHLY_UNTIL, BLOCK_MONTHS)
+    copy = _copy(highs)
+    n = len(pairs)
+    if n:
+        starts = np.arange(0, 2 * n, 2, dtype=np.int32)
+        index = np.array([column[name] for pair in pairs for name in pair], dtype=np.int32)
+        value = np.tile(np.array([1.0, -1.0]), n)
+        copy.addRows(n, np.zeros(n), np.zeros(n), 2 * n, starts, index, value)
+    found = _solve(copy, until, should_stop)
+    if found is None:
+        status = copy.modelStatusToString(copy.getModelStatus())
+        return None, None, f"aggregated model: {status}"
+    return found[1], found[0], "the aggregated model"
+
+
+def _solver_first(highs: Any, until: float, should_stop: Stop) -> tuple[float, list[float]] | None:
+    """HiGHS's first plan of the full model (the search stopped at it), or None."""
+    copy = _copy(highs)
+    copy.setOptionValue("mip_max_improving_sols", 1)
+    return _solve(copy, until, should_stop)
+
+
+def _solve(copy: Any, until: float, should_stop: Stop) -> tuple[float, list[float]] | None:
+    """Run ``copy`` until ``until`` or ``should_stop()``; its best plan (cost, columns) or None."""
+    left = until - time.perf_counter()
+    if left <= 0.05 or should_stop():
+        return None
+    interrupt_when(copy, lambda: time.perf_counter() >= until or should_stop())
+    copy.setOptionValue("time_limit", left)
+    copy.run()
+    model = copy.getModel()
+    return plan_of(copy, model, set(integer_columns(model)))
+
+
+def _until(end: float, deadline: float | None) -> float:
+    return end if deadline is None else min(end, deadline)
+
+
+def say_first_plan(found: FirstPlan, currency: str) -> str:
+    """The progress line of the phase: "first plan $X from ..., 4.2 s; after ... $Y, 9.8 s"."""
+    if found.cost is None:
+        return f"gpumix: no first plan ({found.source}, {found.seconds:.1f} s)"
+    text = (
+        f"gpumix: first plan {money_text(found.cost, currency)} from {found.source}, "
+        f"{found.seconds:.1f} s"
+    )
+    if found.improved is not None:
+        text += (
+            f"; after fix-and-optimize {money_text(found.improved, currency)}, "
+            f"{found.improve_seconds:.1f} s"
+        )
+    return text
+
+
+def say_proof(plan: float | None, gap: float | None, currency: str, seconds: float) -> str:
+    """The closing progress line: the full model's plan and proven gap."""
+    plan_text = "no plan" if plan is None else f"plan {money_text(plan, currency)}"
+    gap_text = "unknown" if gap is None or not math.isfinite(gap) else f"{gap:.2%}"
+    return f"gpumix: full model: {plan_text}, proven gap {gap_text}, {seconds:.1f} s"
+
+
+def report(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

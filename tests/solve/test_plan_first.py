@@ -1,0 +1,341 @@
+"""Plans first (issue 30): every aggregated plan is a plan of the full model, at its cost.
+
+The aggregated model ties layout integers in blocks of months; the tests tie
+from month 1 (``coarse_after=0``, blocks of 3) so that the tiny enumerated
+and random scenarios have blocks at all. Each aggregated plan must pass the
+independent checker at the cost the aggregated model reported, to the cent,
+never below the full optimum; the plan-first phase's start (aggregated model,
+then fix-and-optimize) must be a plan of the full model, and the final answer
+the full model's own optimum.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pulp
+import pytest
+
+from benchmarks.synthetic import synthetic_scenario
+from optimizer.check.rules import check_plan
+from optimizer.domain import Scenario
+from optimizer.estimate.pairs import estimate_pairs
+from optimizer.model.aggregate import month_block, tie_pairs
+from optimizer.model.build import build_model
+from optimizer.model.built import BuiltModel
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve import plan_first as pf
+from optimizer.solve.plan_first import FirstPlan, plan_first, plan_first_budget, say_first_plan
+from optimizer.solve.solver import solve_scenario
+from tests.random_scenarios import random_scenario
+from tests.test_optimality import ALL, IDS, enumerated
+
+CENT = 0.005
+HIGHS = SolverSettings(solver="highs", threads=1)
+
+
+def _coarse(
+    scenario: Scenario, estimates: tuple[PairEstimate, ...] | None = None
+) -> tuple[Plan, float | None, list[tuple[float, float]]]:
+    """The plan with layouts tied from month 1; the objective the solver reported; tied values."""
+    seen: list[BuiltModel] = []
+    plan = solve_scenario(scenario, HIGHS, estimates, seen.append, coarse_after=0)
+    if not seen:
+        return plan, None, []
+    built = seen[0]
+    values = {v.name: v.varValue for v in built.problem.variables()}
+    ties = [(values[a] or 0.0, values[b] or 0.0) for a, b in tie_pairs(built, 0)]
+    return plan, pulp.value(built.problem.objective), ties
+
+
+def _assert_checked_at(
+    scenario: Scenario,
+    plan: Plan,
+    objective: float | None,
+    estimates: tuple[PairEstimate, ...] | None = None,
+) -> None:
+    assert plan.total_cost is not None and objective is not None
+    report = check_plan(scenario, plan, None if estimates is None else list(estimates))
+    assert report.violations == [], "\n".join(report.violations)
+    assert math.isclose(report.total_cost, objective, abs_tol=CENT)
+    assert math.isclose(plan.total_cost, objective, abs_tol=CENT)
+
+
+def test_blocks_are_single_months_then_quarters() -> None:
+    assert [month_block(t) for t in (1, 12, 13, 14, 15, 16, 36)] == [1, 12, 13, 13, 13, 16, 34]
+    assert [month_block(t, 0, 3) for t in (1, 2, 3, 4)] == [1, 1, 1, 4]
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_an_enumerated_case_aggregated_is_a_checked_plan_never_below_the_optimum(case) -> None:  # type: ignore[no-untyped-def]
+    plan, objective, ties = _coarse(case.scenario, case.estimates)
+    best = enumerated(case.name)
+    if best is None:
+        assert plan.status is SolveStatus.INFEASIBLE  # a restriction of an infeasible model
+        return
+    if plan.status is SolveStatus.INFEASIBLE:
+        return  # the restriction may have no plan where the full model has one
+    assert plan.status is SolveStatus.OPTIMAL
+    _assert_checked_at(case.scenario, plan, objective, case.estimates)
+    assert all(abs(a - b) <= 1e-6 for a, b in ties)
+    assert plan.total_cost is not None and plan.total_cost >= best.total_cost - CENT
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_random_scenario_aggregated_is_a_checked_plan(seed: int) -> None:
+    s = random_scenario(seed, longest_horizon=6, extra_jobs=2)
+    plan, objective, ties = _coarse(s)
+    full = solve_scenario(s, HIGHS)
+    if plan.status is SolveStatus.INFEASIBLE:
+        return
+    assert plan.status is SolveStatus.OPTIMAL
+    _assert_checked_at(s, plan, objective)
+    assert all(abs(a - b) <= 1e-6 for a, b in ties)
+    assert full.total_cost is not None and plan.total_cost is not None
+    assert plan.total_cost >= full.total_cost - CENT
+
+
+def _built(seed: int = 1) -> BuiltModel:
+    s = synthetic_scenario(6, 5, 12, seed)
+    return build_model(s, tuple(estimate_pairs(s)))
+
+
+def _first(built: BuiltModel, monkeypatch: pytest.MonkeyPatch, **kw: object) -> FirstPlan:
+    # Blocks from month 1, so that a 12-month model is aggregated.
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    found = plan_first(built, HIGHS, budget=(20.0, 10.0), **kw)  # type: ignore[arg-type]
+    assert found is not None
+    return found
+
+
+def test_the_first_plan_is_a_plan_of_the_full_model_at_its_cost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _built()
+    found = _first(built, monkeypatch)
+    assert found.values is not None and found.cost is not None and found.improved is not None
+    assert found.source == "the aggregated model"
+    assert found.improved <= found.cost
+    for var in built.problem.variables():
+        var.varValue = found.values[var.name]
+    assert all(var.valid(1e-6) for var in built.problem.variables())
+    assert all(
+        abs((var.varValue or 0.0) - round(var.varValue or 0.0)) <= 1e-9
+        for var in built.problem.variables()
+        if var.cat == pulp.LpInteger
+    )
+    assert [row.name for row in built.problem.constraints() if not row.valid(1e-5)] == []
+    assert pulp.value(built.problem.objective) == pytest.approx(found.improved, abs=CENT)
+
+
+def test_a_solve_started_from_the_first_plan_proves_the_same_optimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    plain = solve_scenario(s, HIGHS)
+    calls: list[FirstPlan | None] = []
+    real = pf.plan_first
+
+    def spy(*args: object, **kw: object) -> FirstPlan | None:
+        found = real(*args, budget=(20.0, 10.0), **kw)  # type: ignore[arg-type]
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    monkeypatch.setattr("optimizer.solve.solver.plan_first", spy)
+    for solver in ("highs", "scip", "auto"):
+        started = solve_scenario(s, replace(HIGHS, solver=solver, threads=None))
+        assert started.status is SolveStatus.OPTIMAL
+        assert started.total_cost == pytest.approx(plain.total_cost, abs=CENT)
+        report = check_plan(s, started)
+        assert report.violations == []
+    assert len(calls) == 3 and all(c is not None and c.values for c in calls)
+
+
+def test_should_stop_ends_the_phase_with_the_best_plan_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _built()
+    stopped = _first(built, monkeypatch, should_stop=lambda: True)
+    assert stopped.values is None and stopped.steps == 0
+    # Stop once a first plan exists: fix-and-optimize runs no sub-MIP, the first plan stands.
+    first_done = [False]
+    real = pf._aggregated
+
+    def aggregated(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        first_done[0] = True
+        return found
+
+    monkeypatch.setattr(pf, "_aggregated", aggregated)
+    built = _built()
+    found = _first(built, monkeypatch, should_stop=lambda: first_done[0])
+    assert found.values is not None and found.steps == 0
+    assert found.improved == found.cost
+
+
+def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
+    assert plan_first_budget(None, None, pf.MIN_INTEGERS - 1) is None
+    assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) is None
+    assert plan_first_budget(None, None, pf.MIN_INTEGERS) == (
+        pf.AGGREGATED_CAP_S,
+        pf.IMPROVE_CAP_S,
+    )
+    assert plan_first_budget(60.0, 57.0, pf.MIN_INTEGERS) == (18.0, 14.25)
+    assert plan_first_budget(2.0, 1.5, pf.MIN_INTEGERS) is None
+
+
+def test_the_phase_leaves_the_full_solve_its_reserve_up_to_the_largest_model() -> None:
+    # --time-limit 60 after a build of up to 15 s: aggregated + fallback + FO
+    # together end early enough for the full solve's reserve.
+    for integers in (pf.MIN_INTEGERS, 15_000, pf.MAX_INTEGERS):
+        for left in (59.0, 50.0, 45.0):
+            budget = plan_first_budget(60.0, left, integers)
+            assert budget is not None
+            assert sum(budget) <= left - pf.reserve_seconds(integers) + 1e-9
+    assert pf.reserve_seconds(pf.MAX_INTEGERS) == 20.0
+    # 45 s left at 50,000 integers: the shares (15 s, 11.25 s) scaled to leave 20 s.
+    scale = 25.0 / 26.25
+    assert plan_first_budget(60.0, 45.0, pf.MAX_INTEGERS) == pytest.approx(
+        (15.0 * scale, 11.25 * scale)
+    )
+
+
+def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The aggregated model spends its share without a plan: fallback and FO end by the phase's end.
+
+    A fake clock: each sub-solve "runs" until the time it is given.
+    """
+    from optimizer.solve.fix_optimize import Improved
+
+    clock = [1000.0]
+    given: dict[str, float] = {}
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock[0]
+
+    def aggregated(_h: object, _b: object, _c: object, until: float, _s: object) -> object:
+        given["aggregated"] = until
+        clock[0] = until
+        return None, None, "aggregated model: Interrupted by user"
+
+    def solver_first(_h: object, until: float, _s: object) -> object:
+        given["fallback"] = until
+        clock[0] = until
+        return 500.0, [0.0] * n
+
+    def improve(_h: object, values: list[float], cost: float, *args: object) -> Improved:
+        given["improve"] = float(args[2])  # type: ignore[arg-type]
+        clock[0] = given["improve"]
+        return Improved(values, cost, 0, 0)
+
+    built = _built()
+    n = len(built.problem.variables())
+    monkeypatch.setattr(pf, "time", FakeTime)
+
+    def highs_of(problem: pulp.LpProblem, _settings: object) -> None:
+        for i, v in enumerate(problem.variables()):
+            v.index = i  # what building HiGHS's model sets
+
+    monkeypatch.setattr(pf, "_highs_of", highs_of)
+    monkeypatch.setattr(pf, "_aggregated", aggregated)
+    monkeypatch.setattr(pf, "_solver_first", solver_first)
+    monkeypatch.setattr(pf, "fix_and_optimize", improve)
+    monkeypatch.setattr(pf, "neighbourhoods", lambda *_a: [])
+    found = plan_first(built, HIGHS, deadline=1060.0, budget=(18.0, 15.0))
+    assert found is not None and found.cost == 500.0 and found.source == "HiGHS's first plan"
+    assert given == {"aggregated": 1018.0, "fallback": 1027.0, "improve": 1033.0}
+
+
+def test_the_progress_line_says_what_each_phase_gave() -> None:
+    found = FirstPlan({}, 1234.5, "the aggregated model", 4.21, 1200.0, 9.84, 7)
+    assert say_first_plan(found, "USD") == (
+        "gpumix: first plan $1,234.50 from the aggregated model, 4.2 s; "
+        "after fix-and-optimize $1,200.00, 9.8 s"
+    )
+    none = FirstPlan(None, None, "aggregated model: Time limit reached", 3.0)
+    assert say_first_plan(none, "USD") == (
+        "gpumix: no first plan (aggregated model: Time limit reached, 3.0 s)"
+    )
+
+
+def test_the_enumerated_cases_have_layouts_to_tie() -> None:
+    """A guard against a check that ties nothing: most 2-month cases tie months 1 and 2."""
+    tied = [c.name for c in ALL if tie_pairs(build_model(c.scenario, c.estimates), 0)]
+    assert len(tied) >= len(ALL) // 3, tied
+
+
+def test_the_race_hands_the_phase_plan_to_scip_as_well(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optimizer.solve import race
+    from optimizer.solve.solver import run_solver
+
+    s = synthetic_scenario(6, 5, 12, 1)
+    built = build_model(s, tuple(estimate_pairs(s)))
+    optimum = run_solver(built.problem, HIGHS)
+    assert optimum.status is SolveStatus.OPTIMAL
+    cost = pulp.value(built.problem.objective)
+    start = {v.name: v.varValue or 0.0 for v in built.problem.variables()}
+    given: list[int] = []
+    real = race.add_scip_start
+
+    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float]) -> None:
+        given.append(len(values))
+        real(problem, model, values)
+
+    monkeypatch.setattr(race, "add_scip_start", spy)
+    raced = run_solver(
+        built.problem, SolverSettings(solver="race"), start=start, start_in_race=True
+    )
+    assert given == [len(start)]
+    assert raced.status is SolveStatus.OPTIMAL
+    assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
+    # A caller's own start (alternatives, shadow prices) stays out of the race, as before.
+    run_solver(built.problem, SolverSettings(solver="race"), start=start)
+    assert given == [len(start)]
+
+
+def test_coarse_after_month_in_the_assumptions_plans_quarters_and_the_audit_says_so() -> None:
+    from optimizer.reports.audit_sheet import audit_sheet
+    from optimizer.results import RunResult
+
+    s = random_scenario(5, longest_horizon=6, extra_jobs=2)
+    assert s.horizon_months >= 4, "a horizon with a block of months to tie"
+    coarse = replace(
+        s,
+        assumptions=replace(s.assumptions, coarse_after_month=0.0),
+        assumption_sources={**s.assumption_sources, "coarse_after_month": "--coarse-after"},
+    )
+    seen: list[BuiltModel] = []
+    plan = solve_scenario(coarse, HIGHS, on_solved=seen.append)
+    by_argument, objective, _ties = _coarse(s)
+    assert plan.status is SolveStatus.OPTIMAL and by_argument.status is SolveStatus.OPTIMAL
+    assert plan.total_cost == pytest.approx(objective, abs=CENT)
+    assert seen and tie_pairs(seen[0], 0), "the layouts were tied"
+    run = RunResult(plans=(plan,), input_files=(), started_at="", gpumix_version="", settings=HIGHS)
+    cells = audit_sheet(run).cells
+    rows = {r for (r, _c), cell in cells.items() if cell.value == "coarse_after_month"}
+    assert len(rows) == 1
+    row = {c: cell.value for (r, c), cell in cells.items() if r in rows}
+    assert 0.0 in row.values() and "--coarse-after" in row.values()
+
+
+def test_the_phase_says_what_it_gave_on_stderr_only_with_progress_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(pf, "MIN_INTEGERS", 0)
+    s = synthetic_scenario(6, 5, 12, 1)
+    plan = solve_scenario(s, replace(HIGHS, progress=True))
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = [line for line in err.splitlines() if "first plan" in line or "full model" in line]
+    assert lines[0].startswith("gpumix: first plan $") and "from the aggregated model" in lines[0]
+    assert "after fix-and-optimize $" in lines[0]
+    assert plan.total_cost is not None
+    assert lines[1].startswith(
+        f"gpumix: full model: plan ${plan.total_cost:,.2f}, proven gap 0.00%"
+    )
+    solve_scenario(s, HIGHS)
+    assert capsys.readouterr() == ("", "")
