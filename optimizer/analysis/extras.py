@@ -249,12 +249,18 @@ def solve_with_extras(
     """
     from optimizer.analysis.executors import open_executor
     from optimizer.solve.budget import NO_LIMIT
+    from optimizer.solve.small_models import all_small
 
     budget = budget or NO_LIMIT
     began = time.monotonic()
     workers, extras = extra_settings(settings, jobs)
     plans_here = workers == 1 or settings.solver == "auto"
     one_thread = replace(settings, progress=False, threads=1)
+    if plans_here and workers > 1 and len(scenarios) > 1 and all_small(scenarios):
+        # Small models: HiGHS alone proves each in seconds, so the scenarios go side
+        # by side, one core each, as ``highs`` runs them (optimizer.solve.small_models).
+        plans_here = False
+        one_thread = replace(one_thread, solver="highs")
     plans_end = budget.until(budget.share(PLANS_SHARE) or 0.0) if budget.seconds else budget
     # A race's winner can depend on timing, so with ``auto`` the plans are
     # raced first, alone on the cores as before, and the pool starts after.
