@@ -9,8 +9,6 @@ the JSON). The shared command-line helpers live in ``optimizer.cli.common``.
 from __future__ import annotations
 
 import argparse
-import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,15 +27,17 @@ WRITE_SECONDS = 0.5
 WRITE_SECONDS_PER_FUTURE = 0.3
 
 
-def within_command(settings: SolverSettings, begun: float, futures: int) -> SolverSettings:
+def futures_settings(settings: SolverSettings, futures: int) -> SolverSettings:
     """``settings`` whose time limit is what is left of the command's --time-limit
-    once the time spent since ``begun`` (``perf_counter``: reading the input) and
-    the writing are taken off (issue 34: the limit bounds the command, not the solves)."""
+    (:func:`optimizer.solve.budget.command_budget`: counted from the command's start)
+    once the writing of ``futures`` futures' sheets is kept back (issue 34: the limit
+    bounds the command, not the solves)."""
+    from optimizer.solve.budget import command_budget
+
     if settings.time_limit is None:
         return settings
     write = min(WRITE_SECONDS + WRITE_SECONDS_PER_FUTURE * futures, settings.time_limit / 5)
-    left = settings.time_limit - (time.perf_counter() - begun) - write
-    return replace(settings, time_limit=max(0.01, left))
+    return command_budget(settings.time_limit, write).settings(settings)
 
 
 def _scenario_with_futures(path: Path | None, name: str | None) -> Scenario:
@@ -67,7 +67,6 @@ def run_futures_command(args: argparse.Namespace) -> int:
     from optimizer.reports.futures_workbook import futures_json, write_futures_workbook
     from optimizer.results import RunResult
 
-    begun = time.perf_counter()
     quiet = args.quiet or args.json
     scenario = _scenario_with_futures(args.input, args.scenario)
     written = output_path(
@@ -76,7 +75,7 @@ def run_futures_command(args: argparse.Namespace) -> int:
     futures = scenario.futures
     assert futures is not None
     asked = solver_settings(args, progress=False)
-    settings = within_command(asked, begun, len(futures.futures))
+    settings = futures_settings(asked, len(futures.futures))
     say(quiet, f"planning {scenario.name} for {len(futures.futures)} futures ...")
     started = datetime.now(UTC).isoformat()
     result = solve_futures_and_verify(scenario, settings)

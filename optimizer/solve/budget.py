@@ -76,11 +76,13 @@ def write_reserve(seconds: float) -> float:
     return min(WRITE_RESERVE_S, WRITE_RESERVE_SHARE * seconds)
 
 
-def command_budget(seconds: float | None) -> Budget:
-    """The budget of the command that started at :func:`mark_command_start`."""
+def command_budget(seconds: float | None, reserve: float | None = None) -> Budget:
+    """The budget of the command that started at :func:`mark_command_start`; ``reserve``
+    (default :func:`write_reserve`) is kept back at its end for writing the result."""
     if seconds is None:
         return Budget(None, None)
-    return Budget(seconds, _command_started + seconds - write_reserve(seconds))
+    kept = write_reserve(seconds) if reserve is None else reserve
+    return Budget(seconds, _command_started + seconds - kept)
 
 
 NO_LIMIT = Budget(None, None)
