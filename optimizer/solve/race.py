@@ -40,6 +40,7 @@ from optimizer.solve.adapters import (
     highs_plan_cost,
     highs_solver,
     limit_from_now,
+    tune_for_size,
 )
 from optimizer.solve.interrupt import stop_requested
 from optimizer.solve.progress import ProgressLine, finite
@@ -155,6 +156,7 @@ def _run_race(
     hsolver.createAndConfigureSolver(problem)
     hsolver.buildSolverModel(problem)
     highs = problem.solverModel
+    tune_for_size(problem, highs)
     scip = build_scip_model(problem, settings)
     scip.includeEventhdlr(
         scip_watch(lambda plan, bound: race.report(SCIP, plan, bound), race.stop.is_set),

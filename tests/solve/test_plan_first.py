@@ -175,6 +175,31 @@ def test_should_stop_ends_the_phase_with_the_best_plan_so_far(
     assert found.improved == found.cost
 
 
+def _aggregated_cost(seed: int, gap: float, monkeypatch: pytest.MonkeyPatch) -> float:
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    monkeypatch.setattr(pf, "AGGREGATED_GAP", gap)
+    built = _built(seed)
+    highs = pf._highs_of(built.problem, HIGHS)
+    column = {v.name: v.index for v in built.problem.variables()}
+    _values, cost, source = pf._aggregated(highs, built, column, math.inf, pf.never)
+    assert cost is not None and source == "the aggregated model"
+    return cost
+
+
+def test_the_aggregated_model_stops_once_its_plan_is_within_its_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its optimum is only a start (fix-and-optimize improves it in the full
+    # model), so the search stops at a plan within AGGREGATED_GAP of its bound.
+    assert pf.AGGREGATED_GAP == 0.02
+    within_2_percent = _aggregated_cost(2, pf.AGGREGATED_GAP, monkeypatch)
+    proven = _aggregated_cost(2, 0.0, monkeypatch)
+    assert proven == pytest.approx(54_066.63, abs=CENT)
+    assert proven + 1.0 < within_2_percent <= proven * 1.02
+    loose = _aggregated_cost(2, 1.0, monkeypatch)
+    assert within_2_percent < loose <= proven * 2
+
+
 def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
     assert plan_first_budget(None, None, pf.MIN_INTEGERS - 1) is None
     assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) is None

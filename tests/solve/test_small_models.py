@@ -39,3 +39,30 @@ def test_auto_plans_the_example_with_highs_side_by_side_at_the_same_optima() -> 
     assert totals == [161_812.08, 184_016.50, 178_446.21]
     names = [p.solver.name if p.solver else "" for p in plans]
     assert all("HiGHS" in n and "SCIP" not in n for n in names), names
+
+
+def test_highs_searches_small_models_with_more_heuristic_effort() -> None:
+    # tight-capex: 1,060-1,385 nodes at HiGHS's default effort, 135-240 at 0.2
+    # (docs/performance.md); larger models keep HiGHS's default.
+    import highspy
+
+    from optimizer.estimate.pairs import estimate_pairs
+    from optimizer.model.build import build_model
+    from optimizer.solve.adapters import (
+        SMALL_MODEL_HEURISTIC_EFFORT,
+        SMALL_MODEL_INTEGERS,
+        tune_for_size,
+    )
+
+    assert SMALL_MODEL_INTEGERS == SMALL_INTEGERS
+    efforts = []
+    for scenario in (
+        load_input(None, []).scenarios[2],
+        load_input(ROOT / "benchmarks" / "company.xlsx", []).scenarios[0],
+    ):
+        built = build_model(scenario, tuple(estimate_pairs(scenario)))
+        highs = highspy.Highs()
+        tune_for_size(built.problem, highs)
+        efforts.append(highs.getOptionValue("mip_heuristic_effort")[1])
+    assert SMALL_MODEL_HEURISTIC_EFFORT == 0.2
+    assert efforts == [0.2, 0.05]  # 0.05: HiGHS's default
