@@ -236,6 +236,8 @@ def payback_text(plan: Plan, rent_only: Plan | None) -> str:
     if not capex(plan):
         return "buys nothing"
     if rent_only is None or not rent_only.status.has_plan:
+        if rent_only is not None and any(" not solved: " in d for d in rent_only.diagnostics):
+            return "rent-only plan not solved in the time given"
         return "no rent-only plan to compare"
     month = payback_month(plan, rent_only)
     if month is not None:

@@ -7,6 +7,16 @@ from optimizer.check.baselines import BEST_SINGLE_GPU
 from optimizer.results import Plan, SolveStatus
 
 
+def baseline_missing_text(baseline: Plan) -> str:
+    """What a baseline cell says when there is no plan: "no plan (infeasible)", or why it
+    was not solved ("not solved: the time budget was spent", "... stopped by the user")."""
+    for note in baseline.diagnostics:
+        _part, sep, why = note.partition(" not solved: ")
+        if sep and baseline.status is SolveStatus.ERROR:
+            return f"not solved: {why}"
+    return f"no plan ({baseline.status.value})"
+
+
 def baseline_note(name: str, baseline: Plan | None, plan: Plan | None = None) -> str:
     """Which GPU type the single-type baseline kept, and whether the saving is only a bound.
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
-from optimizer.reports.baseline_note import baseline_note
+from optimizer.reports.baseline_note import baseline_missing_text, baseline_note
 from optimizer.reports.coarse_note import coarse_notes
 from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
@@ -210,7 +210,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 sheet.text(cost_row, j + 1, "not computed", Style.VALUE_NOTE)
                 continue
             if baseline.total_cost is None or not baseline.status.has_plan:
-                sheet.text(cost_row, j + 1, f"no plan ({baseline.status.value})", Style.VALUE_NOTE)
+                sheet.text(cost_row, j + 1, baseline_missing_text(baseline), Style.VALUE_NOTE)
                 continue
             sheet.number(cost_row, j + 1, baseline.total_cost, Style.MONEY)
             if plan.total_cost is None:

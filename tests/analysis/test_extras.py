@@ -56,3 +56,47 @@ def test_a_scenario_without_a_plan_has_no_extras() -> None:
     plans, baselines = solve_with_extras([broken], SETTINGS, quiet=True, jobs=1)
     assert not plans[0].status.has_plan
     assert baselines == {}
+
+
+def test_without_a_limit_the_extras_get_the_plans_time_again_estimated_from_those_done() -> None:
+    from optimizer.analysis.extras import EXTRAS_AT_LEAST_S, extras_deadline
+    from optimizer.solve.budget import NO_LIMIT, Budget
+
+    began = 100.0
+    # All three plans done after 12 s: the extras get 12 s more.
+    assert extras_deadline(NO_LIMIT, began, 112.0, 3, 3) == pytest.approx(124.0)
+    # The first of three done after 4 s: the plans' time is estimated at 12 s.
+    assert extras_deadline(NO_LIMIT, began, 104.0, 1, 3) == pytest.approx(124.0)
+    # Before this fix its extras got only until 104 + 5 s (its own 4 s, at least 5 s).
+    assert extras_deadline(NO_LIMIT, began, 104.0, 1, 3) > 104.0 + EXTRAS_AT_LEAST_S
+    # Quick plans: at least EXTRAS_AT_LEAST_S after them.
+    assert extras_deadline(NO_LIMIT, began, 101.0, 2, 2) == pytest.approx(101.0 + EXTRAS_AT_LEAST_S)
+    # A time limit: its end, whatever the plans took.
+    assert extras_deadline(Budget(60.0, 160.0), began, 104.0, 1, 3) == 160.0
+
+
+def test_rent_only_is_submitted_first_then_buy_only() -> None:
+    from concurrent.futures import Future
+
+    from optimizer.analysis.extras import solve_plan, submit_extras
+    from optimizer.check.baselines import BUY_ONLY, RENT_ONLY
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.calls: list[object] = []
+
+        def submit(self, fn: object, *args: object) -> Future:
+            self.calls.append(args)
+            done: Future = Future()
+            done.set_result(None)
+            return done
+
+    from optimizer.inputs.load import load_input
+
+    # The example's tight-capex buys and rents (no baseline is its plan) and its capex binds.
+    tight = load_input(None, []).scenarios[2]
+    plan, start = solve_plan(tight, SETTINGS, quiet=True)
+    pool = Recorder()
+    submit_extras(pool, plan, start, SETTINGS)  # type: ignore[arg-type]
+    kinds = [getattr(args[0], "baseline", "shadow price") for args in pool.calls]
+    assert kinds[:3] == [RENT_ONLY, BUY_ONLY, "shadow price"]

@@ -370,3 +370,22 @@ def test_a_what_to_do_that_fits_is_said_whole() -> None:
     short = "Buy 13 RTX 4090 in month 4; rent the rest."
     assert shortened(short, 3, 36, "below") == short
     assert lines_of("x" * 41, 36) == 1 and lines_of("x" * 42, 36) == 2
+
+
+def test_a_rent_only_baseline_out_of_time_says_so_on_page_one_and_in_its_cell() -> None:
+    from optimizer.reports.baseline_note import baseline_missing_text
+    from optimizer.results import SolveStatus
+
+    bought = _cash(fake_plan(), [{C.PURCHASE: 100.0, C.ENERGY: 10.0}, *[{C.ENERGY: 10.0}] * 3])
+    unsolved = Plan.without_plan(
+        bought.scenario,
+        SolveStatus.ERROR,
+        (),
+        ("baseline not solved: the time budget was spent",),
+        None,
+    )
+    assert payback_text(bought, unsolved) == "rent-only plan not solved in the time given"
+    assert payback_text(bought, None) == "no rent-only plan to compare"
+    assert baseline_missing_text(unsolved) == "not solved: the time budget was spent"
+    infeasible = Plan.without_plan(bought.scenario, SolveStatus.INFEASIBLE, (), ("no plan",), None)
+    assert baseline_missing_text(infeasible) == "no plan (infeasible)"
