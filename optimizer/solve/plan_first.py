@@ -13,7 +13,10 @@ None), its cost and where it came from. Steps:
 2. fix-and-optimize from that plan (:mod:`optimizer.solve.fix_optimize`):
    6-month blocks (step 3), then each used GPU type with the training picks.
 
-The plan is only a start: the full MIP is then solved from it and reports
+In the race (``auto`` on two cores) the phase runs in HiGHS's thread while
+SCIP already searches the full model on the other core, and its plan goes
+to both (:func:`optimizer.solve.race._run_race`); for ``highs`` or ``scip``
+alone it runs first. The plan is only a start: the full MIP is then solved from it and reports
 its own plan, bound and gap, which the checker checks as always. When the
 phase runs (:func:`plan_first_budget`): on models with ``MIN_INTEGERS`` to
 ``MAX_INTEGERS`` integers (the bundled example stays below), for a share of
@@ -64,6 +67,8 @@ MONTHLY_SHARE = 0.25
 MONTHLY_CAP_S = 30.0
 
 Stop = Callable[[], bool]
+# The phase as a solver runs it: given "should I stop?", a plan by variable name (or None).
+Phase = Callable[[Stop], dict[str, float] | None]
 
 
 def never() -> bool:

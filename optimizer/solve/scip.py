@@ -141,6 +141,16 @@ def add_scip_start(problem: pulp.LpProblem, model: Any, start: dict[str, float])
     model.addSol(plan)
 
 
+def try_scip_plan(problem: pulp.LpProblem, model: Any, values: dict[str, float]) -> bool:
+    """Offer SCIP a whole plan by variable name during its search; whether SCIP kept it."""
+    # In the original space: during the search createSol's values are the
+    # transformed problem's, and SCIP refuses original variables there.
+    plan = model.createOrigSol()
+    for var in problem.variables():
+        model.setSolVal(plan, var.solverVar, values.get(var.name, 0.0))
+    return bool(model.trySol(plan, printreason=False, free=True))
+
+
 def relative_gap(plan: float | None, bound: float | None) -> float | None:
     """HiGHS's convention ``(plan - bound) / plan``, never below 0; None when unknown."""
     if plan is None or bound is None:
@@ -149,7 +159,9 @@ def relative_gap(plan: float | None, bound: float | None) -> float | None:
 
 
 def scip_watch(
-    report: Callable[[float, float], bool], stopped: Callable[[], bool] = lambda: False
+    report: Callable[[float, float], bool],
+    stopped: Callable[[], bool] = lambda: False,
+    take_plans: Callable[[Any], None] | None = None,
 ) -> Any:
     """An event handler that hands SCIP's best plan and proven bound to ``report``.
 
@@ -160,6 +172,11 @@ def scip_watch(
     handler then interrupts SCIP from SCIP's own thread: SCIP refuses an
     interrupt from outside in some stages of its solve. (pyscipopt is
     imported here: only runs that use SCIP pay for it.)
+
+    ``take_plans(model)``, when given, runs in SCIP's thread while it solves:
+    the place where plans found elsewhere during the search (the plan-first
+    phase beside it in the race) are handed to SCIP, which may not be
+    touched from another thread.
     """
     from pyscipopt import SCIP_EVENTTYPE, SCIP_STAGE, Eventhdlr
 
@@ -193,6 +210,16 @@ def scip_watch(
             else:
                 stop = stopped()
             stop = stop or stop_requested()
+            # Not inside a heuristic's new plan, a dive or probing: only
+            # between LP solves and nodes of the search itself.
+            if (
+                take_plans is not None
+                and not stop
+                and not new_plan
+                and model.getStage() == SCIP_STAGE.SOLVING
+                and not model.inProbing()
+            ):
+                take_plans(model)
             # SCIP takes an interrupt only in some stages (not while it starts
             # the search, when a first plan may already be found); in any
             # other the race's stop flag is seen again at the next event.

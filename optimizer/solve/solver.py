@@ -39,7 +39,9 @@ from optimizer.solve.cores import usable_cores
 from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
 from optimizer.solve.plan_first import (
     FirstPlan,
+    Phase,
     monthly_optimum,
+    never,
     plan_first,
     report,
     say_first_plan,
@@ -106,7 +108,8 @@ def solve_scenario(
         )
         return Plan.without_plan(scenario, SolveStatus.ERROR, options, (message,), None)
     picks = pick_groups(built)
-    first: FirstPlan | None = None
+    found: list[FirstPlan] = []  # what the plan-first phase gave, when it ran
+    phase: Phase | None = None
     if coarse_after is None and scenario.assumptions.coarse_after_month is not None:
         coarse_after = int(scenario.assumptions.coarse_after_month)
     monthly_cost: float | None = None
@@ -114,19 +117,11 @@ def solve_scenario(
         monthly_cost = monthly_optimum(built, settings, deadline)
         tie_blocks(built, coarse_after)
     elif start is None and settings.solver in PLAN_FIRST_SOLVERS:
-        first = plan_first(built, settings, deadline, should_stop or stop_requested)
-        if first is not None:
-            start = first.values
-            if settings.progress:
-                report(say_first_plan(first, settings.currency))
+        phase = _phase(built, settings, deadline, should_stop or stop_requested, found)
     run = run_solver(
-        built.problem,
-        settings,
-        deadline=deadline,
-        start=start,
-        picks=picks,
-        start_in_race=first is not None,
+        built.problem, settings, deadline=deadline, start=start, picks=picks, phase=phase
     )
+    first = found[0] if found else None
     if first is not None and settings.progress:
         plan_cost = pulp.value(built.problem.objective) if run.status.has_plan else None
         report(say_proof(plan_cost, run.gap, settings.currency, time.perf_counter() - begun))
@@ -162,7 +157,7 @@ def run_solver(
     picks: Sequence[Sequence[str]] | None = None,
     highs_options: dict[str, Any] | None = None,
     *,
-    start_in_race: bool = False,
+    phase: Phase | None = None,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
@@ -170,9 +165,11 @@ def run_solver(
     runs out, when it started counting before this call (model building);
     by default the limit counts from now. Messages name ``settings.time_limit``.
     ``start`` (variable name -> value) is a first plan for HiGHS and SCIP;
-    other solvers start without it, and so does the race unless
-    ``start_in_race`` (the plan-first phase's plan; a caller's own start
-    was measured to slow SCIP on the example's shadow-price solves). ``picks`` (each one-off training job's
+    other solvers start without it, and so does the race (a caller's own
+    start was measured to slow SCIP on the example's shadow-price solves).
+    ``phase`` (the plan-first phase) gives HiGHS and SCIP a first plan: run
+    first for HiGHS or SCIP alone; in the race, in HiGHS's thread while
+    SCIP already searches (:func:`optimizer.solve.race._run_race`). ``picks`` (each one-off training job's
     ``pick`` variable names) lets HiGHS start from a restricted warm start on
     large time-limited models (:mod:`optimizer.solve.warm_start`).
     ``highs_options`` are HiGHS options for this solve when HiGHS alone solves
@@ -189,6 +186,8 @@ def run_solver(
         solver = "race" if _cores_for_race(settings) else "highs"
     if solver == "cbc":
         return _run_cbc(problem, settings, started, deadline)
+    if phase is not None and solver in ("highs", "scip") and not start:
+        start = phase(never)
     if solver == "scip":
         from optimizer.solve.scip import _run_scip
 
@@ -196,9 +195,7 @@ def run_solver(
     if solver == "race":
         from optimizer.solve.race import _run_race
 
-        return _run_race(
-            problem, settings, started, deadline, picks, start if start_in_race else None
-        )
+        return _run_race(problem, settings, started, deadline, picks, None, phase)
     if solver in COMMERCIAL:
         from optimizer.solve.commercial import run_commercial
 
@@ -206,6 +203,33 @@ def run_solver(
     if solver != "highs":
         raise ValueError(f"unknown solver {settings.solver!r} (use one of {', '.join(SOLVERS)})")
     return _run_highs(problem, settings, started, deadline, start, picks, highs_options)
+
+
+def _phase(
+    built: BuiltModel,
+    settings: SolverSettings,
+    deadline: float | None,
+    should_stop: Callable[[], bool],
+    found: list[FirstPlan],
+) -> Phase:
+    """The plan-first phase of ``built``, for :func:`run_solver` to run where it fits.
+
+    Called with the race's "stop" (SCIP may prove the plan while the phase
+    runs); keeps what the phase gave in ``found`` and says it on stderr.
+    """
+    # In the race it has HiGHS's core (one thread); SCIP has the other.
+    one_thread = replace(settings, threads=1) if settings.solver == "auto" else settings
+
+    def run(race_stop: Callable[[], bool]) -> dict[str, float] | None:
+        first = plan_first(built, one_thread, deadline, lambda: race_stop() or should_stop())
+        if first is None:
+            return None
+        found.append(first)
+        if settings.progress:
+            report(say_first_plan(first, settings.currency))
+        return first.values
+
+    return run
 
 
 # Solvers the plan-first phase starts: those that take a first plan.

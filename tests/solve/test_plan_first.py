@@ -293,7 +293,11 @@ def test_the_enumerated_cases_have_layouts_to_tie() -> None:
     assert len(tied) >= len(ALL) // 3, tied
 
 
-def test_the_race_hands_the_phase_plan_to_scip_as_well(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
     from optimizer.solve import race
     from optimizer.solve.solver import run_solver
 
@@ -302,24 +306,34 @@ def test_the_race_hands_the_phase_plan_to_scip_as_well(monkeypatch: pytest.Monke
     optimum = run_solver(built.problem, HIGHS)
     assert optimum.status is SolveStatus.OPTIMAL
     cost = pulp.value(built.problem.objective)
-    start = {v.name: v.varValue or 0.0 for v in built.problem.variables()}
-    given: list[int] = []
-    real = race.add_scip_start
+    plan = {v.name: v.varValue or 0.0 for v in built.problem.variables()}
+    threads_seen: list[tuple[str, bool]] = []
 
-    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float]) -> None:
-        given.append(len(values))
-        real(problem, model, values)
+    def phase(stop: object) -> dict[str, float]:
+        # The phase has HiGHS's thread while SCIP already searches on the other.
+        scip_running = any(t.name == "gpumix-run_scip" for t in threading.enumerate())
+        threads_seen.append((threading.current_thread().name, scip_running))
+        return plan
 
-    monkeypatch.setattr(race, "add_scip_start", spy)
-    raced = run_solver(
-        built.problem, SolverSettings(solver="race"), start=start, start_in_race=True
-    )
-    assert given == [len(start)]
+    taken: list[tuple[str, bool]] = []
+    real = race.try_scip_plan
+
+    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float]) -> bool:
+        kept = real(problem, model, values)
+        taken.append((threading.current_thread().name, kept))
+        return kept
+
+    monkeypatch.setattr(race, "try_scip_plan", spy)
+    raced = run_solver(built.problem, SolverSettings(solver="race"), phase=phase)
+    assert threads_seen == [("gpumix-run_highs", True)]
+    assert taken == [("gpumix-run_scip", True)]  # in SCIP's own thread, and SCIP kept it
     assert raced.status is SolveStatus.OPTIMAL
     assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
     # A caller's own start (alternatives, shadow prices) stays out of the race, as before.
-    run_solver(built.problem, SolverSettings(solver="race"), start=start)
-    assert given == [len(start)]
+    given: list[int] = []
+    monkeypatch.setattr(race, "add_scip_start", lambda *a: given.append(1))
+    run_solver(built.problem, SolverSettings(solver="race"), start=plan)
+    assert given == []
 
 
 def test_coarse_after_month_in_the_assumptions_plans_quarters_and_the_audit_says_so() -> None:
