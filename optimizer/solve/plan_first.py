@@ -67,8 +67,9 @@ MONTHLY_SHARE = 0.25
 MONTHLY_CAP_S = 30.0
 
 Stop = Callable[[], bool]
-# The phase as a solver runs it: given "should I stop?", a plan by variable name (or None).
-Phase = Callable[[Stop], dict[str, float] | None]
+# The phase as a solver runs it: given "should I stop?" and where to hand its
+# first plan early, its best plan by variable name (or None).
+Phase = Callable[[Stop, Callable[[dict[str, float]], None]], dict[str, float] | None]
 
 
 def never() -> bool:
@@ -124,13 +125,16 @@ def plan_first(
     deadline: float | None = None,
     should_stop: Stop = never,
     budget: tuple[float, float] | None = None,
+    on_first_plan: Callable[[dict[str, float]], None] | None = None,
 ) -> FirstPlan | None:
     """A plan of ``built``'s full model to start the exact search from, or None (phase skipped).
 
     ``budget`` (seconds for the aggregated solve, for fix-and-optimize)
     overrides :func:`plan_first_budget`. ``should_stop()`` is asked between
     and inside the sub-solves; when it says stop, the best plan so far is
-    handed on.
+    handed on. ``on_first_plan`` gets the first plan by variable name as soon
+    as there is one, before fix-and-optimize (the race hands it to SCIP,
+    which is already searching).
     """
     problem = built.problem
     variables = problem.variables()
@@ -157,6 +161,8 @@ def plan_first(
     seconds = time.perf_counter() - started
     if values is None or cost is None:
         return FirstPlan(None, None, source, seconds)
+    if on_first_plan is not None:
+        on_first_plan({v.name: values[v.index] for v in variables})
     improve_until = _until(time.perf_counter() + budget[1], phase_end)
     improved: Improved = fix_and_optimize(
         highs,

@@ -173,7 +173,7 @@ def _run_race(
 
     def take_plans(model: Any) -> None:
         while handed:
-            try_scip_plan(problem, model, handed.pop())
+            try_scip_plan(problem, model, handed.pop(0))
 
     scip.includeEventhdlr(
         scip_watch(
@@ -195,7 +195,8 @@ def _run_race(
         try:
             first = start
             if phase is not None and not first:
-                first = phase(race.stop.is_set)
+                # The first plan goes to SCIP at once; the improved one after.
+                first = phase(race.stop.is_set, handed.append)
                 if first:
                     handed.append(first)
                     limit_from_now(deadline, highs=highs)

@@ -187,7 +187,7 @@ def run_solver(
     if solver == "cbc":
         return _run_cbc(problem, settings, started, deadline)
     if phase is not None and solver in ("highs", "scip") and not start:
-        start = phase(never)
+        start = phase(never, lambda _plan: None)
     if solver == "scip":
         from optimizer.solve.scip import _run_scip
 
@@ -220,8 +220,12 @@ def _phase(
     # In the race it has HiGHS's core (one thread); SCIP has the other.
     one_thread = replace(settings, threads=1) if settings.solver == "auto" else settings
 
-    def run(race_stop: Callable[[], bool]) -> dict[str, float] | None:
-        first = plan_first(built, one_thread, deadline, lambda: race_stop() or should_stop())
+    def run(
+        race_stop: Callable[[], bool], early: Callable[[dict[str, float]], None]
+    ) -> dict[str, float] | None:
+        first = plan_first(
+            built, one_thread, deadline, lambda: race_stop() or should_stop(), on_first_plan=early
+        )
         if first is None:
             return None
         found.append(first)

@@ -12,6 +12,7 @@ the full model's own optimum.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import pulp
@@ -309,10 +310,11 @@ def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
     plan = {v.name: v.varValue or 0.0 for v in built.problem.variables()}
     threads_seen: list[tuple[str, bool]] = []
 
-    def phase(stop: object) -> dict[str, float]:
+    def phase(stop: object, early: Callable[[dict[str, float]], None]) -> dict[str, float]:
         # The phase has HiGHS's thread while SCIP already searches on the other.
         scip_running = any(t.name == "gpumix-run_scip" for t in threading.enumerate())
         threads_seen.append((threading.current_thread().name, scip_running))
+        early({name: 0.0 for name in plan})  # a first plan (nothing bought: infeasible)
         return plan
 
     taken: list[tuple[str, bool]] = []
@@ -326,7 +328,8 @@ def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
     monkeypatch.setattr(race, "try_scip_plan", spy)
     raced = run_solver(built.problem, SolverSettings(solver="race"), phase=phase)
     assert threads_seen == [("gpumix-run_highs", True)]
-    assert taken == [("gpumix-run_scip", True)]  # in SCIP's own thread, and SCIP kept it
+    # In SCIP's own thread, in the order given; SCIP refuses the infeasible one.
+    assert taken == [("gpumix-run_scip", False), ("gpumix-run_scip", True)]
     assert raced.status is SolveStatus.OPTIMAL
     assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
     # A caller's own start (alternatives, shadow prices) stays out of the race, as before.
