@@ -45,8 +45,12 @@ def fix_and_optimize(
     until: float,
     should_stop: Callable[[], bool] = lambda: False,
     step_s: float = STEP_S,
+    on_improved: Callable[[list[float]], None] | None = None,
 ) -> Improved:
-    """The cheapest plan reached from ``values`` (cost ``cost``) before ``until``."""
+    """The cheapest plan reached from ``values`` (cost ``cost``) before ``until``.
+
+    ``on_improved`` sees each cheaper plan (every column's value) as it is found.
+    """
     import highspy
     import numpy as np
 
@@ -81,6 +85,8 @@ def fix_and_optimize(
         if found is not None and found[0] < best_cost - _tolerance(best_cost):
             best_cost, best = found
             improvements += 1
+            if on_improved is not None:
+                on_improved(best)
             unimproved = 0
         else:
             unimproved += 1

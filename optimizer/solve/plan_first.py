@@ -67,8 +67,8 @@ MONTHLY_SHARE = 0.25
 MONTHLY_CAP_S = 30.0
 
 Stop = Callable[[], bool]
-# The phase as a solver runs it: given "should I stop?" and where to hand its
-# first plan early, its best plan by variable name (or None).
+# The phase as a solver runs it: given "should I stop?" and where to hand each
+# plan as it is found, its best plan by variable name (or None).
 Phase = Callable[[Stop, Callable[[dict[str, float]], None]], dict[str, float] | None]
 
 
@@ -125,16 +125,16 @@ def plan_first(
     deadline: float | None = None,
     should_stop: Stop = never,
     budget: tuple[float, float] | None = None,
-    on_first_plan: Callable[[dict[str, float]], None] | None = None,
+    on_plan: Callable[[dict[str, float]], None] | None = None,
 ) -> FirstPlan | None:
     """A plan of ``built``'s full model to start the exact search from, or None (phase skipped).
 
     ``budget`` (seconds for the aggregated solve, for fix-and-optimize)
     overrides :func:`plan_first_budget`. ``should_stop()`` is asked between
     and inside the sub-solves; when it says stop, the best plan so far is
-    handed on. ``on_first_plan`` gets the first plan by variable name as soon
-    as there is one, before fix-and-optimize (the race hands it to SCIP,
-    which is already searching).
+    handed on. ``on_plan`` gets each plan by variable name as soon as it is
+    found: the first, then each one fix-and-optimize improves (the race hands
+    them to SCIP, which is already searching).
     """
     problem = built.problem
     variables = problem.variables()
@@ -161,8 +161,12 @@ def plan_first(
     seconds = time.perf_counter() - started
     if values is None or cost is None:
         return FirstPlan(None, None, source, seconds)
-    if on_first_plan is not None:
-        on_first_plan({v.name: values[v.index] for v in variables})
+
+    def by_name(columns: list[float]) -> dict[str, float]:
+        return {v.name: columns[v.index] for v in variables}
+
+    if on_plan is not None:
+        on_plan(by_name(values))
     improve_until = _until(time.perf_counter() + budget[1], phase_end)
     improved: Improved = fix_and_optimize(
         highs,
@@ -172,10 +176,10 @@ def plan_first(
         neighbourhoods(built, column),
         improve_until,
         should_stop,
+        on_improved=None if on_plan is None else lambda columns: on_plan(by_name(columns)),
     )
-    by_name = {v.name: improved.values[v.index] for v in variables}
     return FirstPlan(
-        by_name,
+        by_name(improved.values),
         cost,
         source,
         seconds,

@@ -195,10 +195,9 @@ def _run_race(
         try:
             first = start
             if phase is not None and not first:
-                # The first plan goes to SCIP at once; the improved one after.
+                # Each plan the phase finds goes to SCIP at once (the last is its answer).
                 first = phase(race.stop.is_set, handed.append)
                 if first:
-                    handed.append(first)
                     limit_from_now(deadline, highs=highs)
             if not first and warm_start.WARM_IN_RACE:
                 first = warm_start.maybe_warm_start(problem, highs, one_thread, deadline, picks)

@@ -224,7 +224,7 @@ def _phase(
         race_stop: Callable[[], bool], early: Callable[[dict[str, float]], None]
     ) -> dict[str, float] | None:
         first = plan_first(
-            built, one_thread, deadline, lambda: race_stop() or should_stop(), on_first_plan=early
+            built, one_thread, deadline, lambda: race_stop() or should_stop(), on_plan=early
         )
         if first is None:
             return None

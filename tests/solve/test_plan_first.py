@@ -130,6 +130,28 @@ def test_the_first_plan_is_a_plan_of_the_full_model_at_its_cost(
     assert pulp.value(built.problem.objective) == pytest.approx(found.improved, abs=CENT)
 
 
+def test_each_plan_the_phase_finds_is_handed_on_as_it_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _built()
+    handed: list[dict[str, float]] = []
+    monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
+    found = plan_first(built, HIGHS, budget=(20.0, 10.0), on_plan=handed.append)
+    assert found is not None and found.values is not None and found.improved is not None
+    # The aggregated model's plan first, then each one fix-and-optimize improved;
+    # the last is the phase's answer.
+    assert handed[-1] == found.values
+    costs = []
+    for values in handed:
+        for var in built.problem.variables():
+            var.varValue = values[var.name]
+        costs.append(pulp.value(built.problem.objective))
+    assert costs[0] == pytest.approx(found.cost, abs=CENT)
+    assert costs[-1] == pytest.approx(found.improved, abs=CENT)
+    assert costs == sorted(costs, reverse=True) and len(set(costs)) == len(costs)
+    assert len(handed) >= 2, "a case where fix-and-optimize improves the first plan"
+
+
 def test_a_solve_started_from_the_first_plan_proves_the_same_optimum(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -253,7 +275,9 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
         clock[0] = until
         return 500.0, [0.0] * n
 
-    def improve(_h: object, values: list[float], cost: float, *args: object) -> Improved:
+    def improve(
+        _h: object, values: list[float], cost: float, *args: object, **_kw: object
+    ) -> Improved:
         given["improve"] = float(args[2])  # type: ignore[arg-type]
         clock[0] = given["improve"]
         return Improved(values, cost, 0, 0)
@@ -315,6 +339,7 @@ def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
         scip_running = any(t.name == "gpumix-run_scip" for t in threading.enumerate())
         threads_seen.append((threading.current_thread().name, scip_running))
         early({name: 0.0 for name in plan})  # a first plan (nothing bought: infeasible)
+        early(plan)
         return plan
 
     taken: list[tuple[str, bool]] = []
