@@ -77,6 +77,7 @@ from optimizer.model.costs import dominated_offers, usable_estimate
 from optimizer.model.families.budgets import define_budgets_constraints
 from optimizer.model.families.deadline_slots import define_deadline_slots_constraints
 from optimizer.model.families.free_hours import define_free_hours_constraints
+from optimizer.model.families.moves import define_moves_constraints
 from optimizer.model.families.place_capacity import define_place_capacity_constraints
 from optimizer.model.families.power import define_power_constraints
 from optimizer.model.families.realtime_demand import define_realtime_demand_constraints
@@ -109,6 +110,7 @@ FAMILIES: tuple[str, ...] = (
     "servers",
     "budgets",
     "power",
+    "moves",
 )
 
 # Whether build_model adds the serving pattern hull by default. Off: exact and
@@ -231,6 +233,7 @@ def build_model(
         ("servers", define_servers_constraints),
         ("budgets", define_budgets_constraints),
         ("power", define_power_constraints),
+        ("moves", define_moves_constraints),
     )
     for step, define in steps:
         # --time-limit covers building: stop between steps once it is spent.

@@ -75,6 +75,9 @@ class BuiltModel:
         default_factory=dict
     )
     pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    # change_cost > 0 only (methodology 2.16): replicas of (workload, gpu, place, width)
+    # taken down at the start of a month while the workload still serves in it
+    moves: dict[tuple[str, str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
     shortfalls: dict[Key, pulp.LpVariable] = field(default_factory=dict)
     shortfall_weights: dict[Key, float] = field(default_factory=dict)
     row_names: dict[Key, str] = field(default_factory=dict)
