@@ -15,6 +15,7 @@ import functools
 import itertools
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -177,3 +178,86 @@ def test_a_higher_charge_never_adds_moves_nor_lowers_the_cost(seed: int) -> None
     costs = [p.total_cost or 0.0 for p in plans]
     assert all(b <= a for a, b in itertools.pairwise(moves)), moves
     assert all(b >= a - CENT for a, b in itertools.pairwise(costs)), costs
+
+
+# ---------------------------------------------------------------- around the model
+
+
+def _charged(charge: float, name: str = "moving-1") -> Case:
+    case = moving_service(random.Random(name))
+    return replace(case, scenario=with_assumptions(case.scenario, change_cost=charge))
+
+
+def test_coarse_layouts_with_a_charge_are_still_plans_of_the_full_model() -> None:
+    """--coarse-after ties the replicas of a quarter: no move inside it, and the plan
+    is checked under the full model, at an objective no lower than the monthly one."""
+    case = _charged(100.0)
+    monthly = solve_scenario(case.scenario, EXACT, estimates=case.estimates)
+    coarse = solve_scenario(case.scenario, EXACT, estimates=case.estimates, coarse_after=0)
+    assert coarse.status is SolveStatus.OPTIMAL
+    assert coarse.move_count == 0  # months 1-3 are one quarter: one layout
+    assert check_plan(case.scenario, coarse, list(case.estimates)).violations == []
+    assert (coarse.objective or 0.0) >= (monthly.objective or 0.0) - CENT
+
+
+def test_the_checker_flags_moves_the_plan_misreports() -> None:
+    case = _charged(100.0, "moving-0")
+    plan = solved("moving-0-cc0")
+    assert plan.decisions is not None and plan.move_count > 0
+    at_charge = replace(plan, scenario=case.scenario)
+    wrong = replace(at_charge, moves={"chat": plan.move_count + 1})
+    found = check_plan(case.scenario, wrong, list(case.estimates)).violations
+    assert found == [
+        f"moves of chat: reported {plan.move_count + 1} but recomputed {plan.move_count}"
+    ]
+    missing = replace(at_charge, moves=None)
+    assert check_plan(case.scenario, missing, list(case.estimates)).violations == [
+        f"reported moves are missing; recomputed {plan.move_count}"
+    ]
+
+
+def test_json_and_summary_say_the_charge_the_moves_and_keep_the_real_cost() -> None:
+    from optimizer.reports.moves_note import moves_note
+    from optimizer.reports.report_json import plan_to_dict
+
+    free, kept = solved("moving-0-cc0"), solved("moving-0-cc400")
+    d = plan_to_dict(kept)
+    assert d["change_cost"] == 400.0
+    assert d["moves"] == dict(kept.moves or {})
+    assert d["total_cost"] == kept.total_cost  # the charge is in no money figure
+    assert d["objective"] == pytest.approx((kept.total_cost or 0.0) + 400.0 * kept.move_count)
+    assert plan_to_dict(free)["objective"] == free.total_cost
+    note = moves_note(free)
+    assert note is not None
+    assert note.startswith(
+        f"Scenario 'moving-0-cc0': its serving replicas move {free.move_count} times "
+        f"(chat {free.move_count}) (a replica taken down"
+    )
+    assert "Assumptions change_cost" in note
+    charged = moves_note(kept)
+    assert charged is not None
+    assert "change_cost $400.00 a move was weighed in the search and is in no cost" in charged
+
+
+def test_a_scenario_file_sets_change_cost_and_a_bad_value_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from optimizer.cli import main
+    from tests.paths import ROOT
+
+    path = tmp_path / "keep.yaml"
+    text = (
+        f"workbook: {ROOT / 'workbooks' / 'example.xlsx'}\n"
+        "scenarios:\n"
+        "  - name: keep\n"
+        "    base: us-baseline\n"
+        "    assumptions: {change_cost: 10}\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate", str(path)]) == 0
+    path.write_text(text.replace("10}", "-1}"), encoding="utf-8")
+    assert main(["validate", str(path)]) == 2
+    assert (
+        "keep.yaml, line 5: scenario 'keep', assumptions.change_cost: must be at least 0"
+        " (found -1); expected a number ≥ 0 (USD per move)"
+    ) in capsys.readouterr().err

@@ -14,6 +14,7 @@ from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
 from optimizer.reports.baseline_note import baseline_note
 from optimizer.reports.coarse_note import coarse_notes
+from optimizer.reports.moves_note import moves_notes
 from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
 from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
 from optimizer.reports.sheet_grid import (
@@ -198,6 +199,17 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 [_peak_load(p, w) for p in plans],
                 Style.PERCENT,
             )
+        # Methodology 2.16: replicas taken down while their workload still serves.
+        each(
+            "Serving moves (replicas taken down while their workload still serves)",
+            [None if p.moves is None or p.total_cost is None else p.move_count for p in plans],
+            Style.INTEGER,
+        )
+        each(
+            f"change_cost ({currency} a move; weighed in the search, in no cost)",
+            [p.scenario.assumptions.change_cost for p in plans],
+            Style.MONEY,
+        )
 
     section("Savings against simple alternatives (total cost of the alternative − this plan)")
     for name in BASELINE_NAMES:
@@ -290,6 +302,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         f"All money in {currency}. Blue figures on grey are computed from other cells (totals, "
         "differences, savings); every other number is the solver's.",
         *coarse_notes(plans),  # --coarse-after: layouts per quarter, cost against monthly
+        *moves_notes(plans),  # serving moves, and change_cost where set
         "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the "
         "engineering detail in '<scenario> Places', 'Assignments' and 'Options' is hidden "
         "(right-click a tab › Unhide).",
