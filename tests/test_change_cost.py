@@ -261,3 +261,45 @@ def test_a_scenario_file_sets_change_cost_and_a_bad_value_names_its_line(
         "keep.yaml, line 5: scenario 'keep', assumptions.change_cost: must be at least 0"
         " (found -1); expected a number ≥ 0 (USD per move)"
     ) in capsys.readouterr().err
+
+
+def test_the_best_known_plan_is_the_one_with_the_least_cost_plus_charge() -> None:
+    """A baseline of lower cost but more moves does not replace a plan of lower objective
+    (the search's bound is of the objective); one of lower objective does, its note saying
+    what the bound is of."""
+    from optimizer.check.baselines import RENT_ONLY, best_known
+
+    name = next(
+        c.name
+        for c in ALL
+        if c.scenario.assumptions.change_cost > 0
+        and (solved(c.name).total_cost or 0.0)
+        > (solved(c.name.rsplit("-cc", 1)[0] + "-cc0").total_cost or 0.0) + 0.01
+    )
+    case = next(c for c in ALL if c.name == name)
+    kept = solved(name)
+    cheap = replace(solved(name.rsplit("-cc", 1)[0] + "-cc0"), scenario=case.scenario)
+    assert kept.solver is not None and kept.objective is not None
+    assert (cheap.total_cost or 0.0) < (kept.total_cost or 0.0)
+    assert (cheap.objective or 0.0) > kept.objective
+    stopped = replace(
+        kept, status=SolveStatus.TIME_LIMIT, solver=replace(kept.solver, bound=kept.objective - 50)
+    )
+    assert best_known(stopped, {RENT_ONLY: cheap}) is stopped
+    worse = replace(cheap, status=SolveStatus.TIME_LIMIT, solver=stopped.solver)
+    best = best_known(worse, {RENT_ONLY: kept})
+    assert best.total_cost == kept.total_cost and best.move_count == kept.move_count
+    assert best.diagnostics[0].endswith(
+        f"(no plan's cost plus change_cost per move is below ${kept.objective - 50:,.2f})"
+    )
+
+
+def test_futures_plan_by_cost_alone() -> None:
+    """Expected cost, regret, EVPI and VSS compare costs: a future carries no charge."""
+    from optimizer.domain.future_scenario import future_scenario
+    from optimizer.domain.futures import FutureSpec
+
+    s = _charged(100.0).scenario
+    future = future_scenario(s, FutureSpec("low", 0.5))
+    assert future.assumptions.change_cost == 0.0
+    assert replace(future.assumptions, change_cost=100.0) == s.assumptions

@@ -159,6 +159,7 @@ def build_model(
     dominated: frozenset[str] | None = None,
     bound_levels_by_use: bool = True,
     serving_hull: bool | None = None,
+    charge_moves: bool = True,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -175,6 +176,9 @@ def build_model(
     shared with futures that use more), and the alternatives run faster
     without the bounds. ``serving_hull`` adds the ``serving_hull`` family;
     None (the default) reads :data:`SERVING_HULL` at the call.
+    ``charge_moves`` False leaves out the moves family and its charge even where
+    ``change_cost`` > 0 (methodology 2.16): the alternatives cap the plan's
+    cost, which the charge is not part of.
     """
     T = scenario.horizon_months
     hull = SERVING_HULL if serving_hull is None else serving_hull
@@ -205,6 +209,7 @@ def build_model(
         offers=offers,
         elastic=frozenset(elastic),
         bound_levels_by_use=bound_levels_by_use,
+        charge_moves=charge_moves,
     )
     for o in offers:
         if o.option is OfferOption.BUY:

@@ -271,7 +271,7 @@ def _define_moves(built: BuiltModel) -> None:
     its cost keeps it there.
     """
     s = built.scenario
-    if s.assumptions.change_cost <= 0:
+    if s.assumptions.change_cost <= 0 or not built.charge_moves:
         return
     gpos, wpos = built.gpu_pos, built.workload_pos
     window = {w.name: w.window(s.horizon_months) for w in s.workloads}

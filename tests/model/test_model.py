@@ -404,6 +404,8 @@ def test_change_cost_zero_builds_exactly_the_cheapest_plan_model(tmp_path: Path)
     # charged change_cost undiscounted (it is no money paid).
     assert {t for (_w, _g, _p, _k, t) in on.moves} == {2, 3}
     assert {on.problem.objective[v] for v in on.moves.values()} == {5.0}
+    # The alternatives cap the plan's cost, which the charge is no part of.
+    assert not build_model(s, estimates, charge_moves=False).moves
     for var in names_off:
         a = off.problem.variablesDict()[var]
         b = on.problem.variablesDict()[var]
