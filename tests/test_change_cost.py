@@ -227,13 +227,13 @@ def test_json_and_summary_say_the_charge_the_moves_and_keep_the_real_cost() -> N
     assert d["total_cost"] == kept.total_cost  # the charge is in no money figure
     assert d["objective"] == pytest.approx((kept.total_cost or 0.0) + 400.0 * kept.move_count)
     assert plan_to_dict(free)["objective"] == free.total_cost
-    note = moves_note(free)
-    assert note is not None
-    assert note.startswith(
-        f"Scenario 'moving-0-cc0': its serving replicas move {free.move_count} times "
-        f"(chat {free.move_count}) (a replica taken down"
+    n = free.move_count
+    assert moves_note(free) == (
+        f"Scenario 'moving-0-cc0': its serving replicas move {n} times (chat {n}) (a replica"
+        " taken down while its workload still serves the next month); moves often only choose"
+        " between plans of the same cost. Assumptions change_cost (money per move, e.g. 1) keeps"
+        " replicas in place; the costs shown stay the plan's real cost (methodology 2.16)."
     )
-    assert "Assumptions change_cost" in note
     charged = moves_note(kept)
     assert charged is not None
     assert "change_cost $400.00 a move was weighed in the search and is in no cost" in charged
@@ -303,3 +303,14 @@ def test_futures_plan_by_cost_alone() -> None:
     future = future_scenario(s, FutureSpec("low", 0.5))
     assert future.assumptions.change_cost == 0.0
     assert replace(future.assumptions, change_cost=100.0) == s.assumptions
+
+
+def test_a_stated_gap_names_what_was_minimised() -> None:
+    """With a charge the solver's gap and bound are of cost plus the charge: the words say so;
+    at 0 they read as before."""
+    from optimizer.solve.assemble import no_plan_below, searched_for
+
+    free, charged = _charged(0.0).scenario, _charged(100.0).scenario
+    assert (searched_for(free), no_plan_below(free)) == ("cost", "no plan can cost less than")
+    assert searched_for(charged) == "cost plus $100.00 a move (change_cost)"
+    assert no_plan_below(charged) == "no plan's cost plus $100.00 a move (change_cost) is below"

@@ -28,8 +28,8 @@ def moves_note(plan: Plan) -> str | None:
     text = f"Scenario '{plan.name}': {moved}"
     if charge <= 0:
         return text + (
-            " (a replica taken down while its workload still serves the next month). Many"
-            " moves only choose between plans of the same cost: Assumptions change_cost"
+            " (a replica taken down while its workload still serves the next month); moves"
+            " often only choose between plans of the same cost. Assumptions change_cost"
             " (money per move, e.g. 1) keeps replicas in place; the costs shown stay the"
             " plan's real cost (methodology 2.16)."
         )
