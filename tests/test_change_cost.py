@@ -314,3 +314,41 @@ def test_a_stated_gap_names_what_was_minimised() -> None:
     assert (searched_for(free), no_plan_below(free)) == ("cost", "no plan can cost less than")
     assert searched_for(charged) == "cost plus $100.00 a move (change_cost)"
     assert no_plan_below(charged) == "no plan's cost plus $100.00 a move (change_cost) is below"
+
+
+def test_compare_states_the_bound_and_total_of_a_charged_search() -> None:
+    """A charged plan's total is its cost, not what was minimised; its bound is of the
+    cost plus the charge, and the labels say so."""
+    from optimizer.reports.compare import comparison_table
+
+    name = next(
+        c.name
+        for c in ALL
+        if c.scenario.assumptions.change_cost > 0 and solved(c.name).move_count > 0
+    )
+    kept = solved(name)
+    assert kept.solver is not None and kept.objective is not None
+    stopped = replace(
+        kept, status=SolveStatus.TIME_LIMIT, gap=0.1, solver=replace(kept.solver, bound=10.0)
+    )
+    lines = comparison_table([stopped, kept]).splitlines()
+    floor = next(x for x in lines if x.startswith("No plan"))
+    assert floor.split()[:11] == (
+        [
+            "No",
+            "plan's",
+            "cost",
+            "plus",
+            "change_cost",
+            "per",
+            "move",
+            "is",
+            "below",
+            "(USD,",
+            "proven)",
+        ]
+    )
+    assert floor.split()[-2:] == ["$10.00", f"${kept.objective:,.2f}"]
+    total = next(x for x in lines if x.startswith("Total cost"))
+    assert "; the objective less change_cost × moves)" in total
+    assert total.split()[-1] == f"${kept.total_cost:,.2f}"

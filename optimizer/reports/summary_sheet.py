@@ -16,7 +16,12 @@ from optimizer.reports.baseline_note import baseline_note
 from optimizer.reports.coarse_note import coarse_notes
 from optimizer.reports.moves_note import moves_notes
 from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
-from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
+from optimizer.reports.result_shared import (
+    CATEGORY_LABELS,
+    any_discounted,
+    the_objective,
+    used_gpu_names,
+)
 from optimizer.reports.sheet_grid import (
     SheetModel,
     Style,
@@ -77,9 +82,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     )
     each("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER)
     total_label = (
-        f"Total cost ({currency}, present value, after residual credit; the objective)"
+        f"Total cost ({currency}, present value, after residual credit; {the_objective(plans)})"
         if any_discounted(plans)
-        else f"Total cost ({currency}, after residual credit; the objective)"
+        else f"Total cost ({currency}, after residual credit; {the_objective(plans)})"
     )
     total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
     for j, plan in enumerate(plans):
