@@ -1,7 +1,8 @@
 """What ``change_cost`` (methodology 2.16) does to cost and to the number of moves.
 
 Run: ``.venv/bin/python benchmarks/bench_change_cost.py [--charges 0,1,10,100,1000]
-[--solver highs] [--time-limit S] [--company-time-limit S] [--no-company]``.
+[--solver highs] [--time-limit S] [--company-time-limit S] [--no-company]
+[--no-example] [--nodes]``.
 
 For the bundled example (``workbooks/example.xlsx``, every scenario) and
 ``benchmarks/company.xlsx``, and each charge (in the workbook's currency per
@@ -12,6 +13,9 @@ any), what was minimised (cost + charge × moves), the proven gap of that, and
 the place changes of training and batch work (months whose set of (type,
 place) differs from the month before's; not charged, counted for
 comparison). Counts and costs, not seconds: wall times depend on load.
+``--nodes`` instead proves each example scenario's model at each charge with
+HiGHS on one thread (``bench_nodes.highs_proof``, seed 0: deterministic
+under load) and prints its columns, rows, nodes and simplex iterations.
 """
 
 from __future__ import annotations
@@ -89,6 +93,33 @@ def bench(path: Path, charges: list[float], settings: SolverSettings) -> list[st
     return lines
 
 
+def proofs(charges: list[float]) -> None:
+    """The example's models at each charge: size, HiGHS nodes and iterations (one thread)."""
+    import tempfile
+
+    from benchmarks.bench_nodes import highs_proof
+    from optimizer.estimate.pairs import estimate_pairs
+    from optimizer.model.build import build_model
+
+    print(
+        f"{'scenario':<14} {'charge':>7} {'columns':>8} {'rows':>7} {'nodes':>7} {'iterations':>10} {'objective':>14}"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        for scenario in load_input(ROOT / "workbooks" / "example.xlsx").scenarios:
+            estimates = estimate_pairs(scenario)
+            for charge in charges:
+                a = replace(scenario.assumptions, change_cost=charge)
+                problem = build_model(replace(scenario, assumptions=a), estimates).problem
+                mps = Path(folder) / f"{scenario.name}-{charge:g}.mps"
+                problem.writeMPS(str(mps))
+                _s, objective, nodes, iterations = highs_proof(mps, seed=0, start=None)
+                print(
+                    f"{scenario.name:<14} {charge:>7g} {len(problem.variables()):>8} "
+                    f"{len(problem.constraints()):>7} {nodes:>7} {iterations:>10} {objective:>14,.2f}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--charges", default="0,1,10,100,1000")
@@ -97,8 +128,12 @@ def main() -> None:
     parser.add_argument("--company-time-limit", type=float, default=120.0)
     parser.add_argument("--no-company", action="store_true")
     parser.add_argument("--no-example", action="store_true")
+    parser.add_argument("--nodes", action="store_true")
     args = parser.parse_args()
     charges = [float(c) for c in args.charges.split(",")]
+    if args.nodes:
+        proofs(charges)
+        return
     print(HEADER, flush=True)
     if not args.no_example:
         bench(

@@ -86,9 +86,9 @@ IDS = [c.name for c in ALL]
 
 
 @functools.cache
-def solved(name: str) -> Plan:
+def solved(name: str, solver: str = "auto") -> Plan:
     case = next(c for c in ALL if c.name == name)
-    return solve_scenario(case.scenario, EXACT, estimates=case.estimates)
+    return solve_scenario(case.scenario, replace(EXACT, solver=solver), estimates=case.estimates)
 
 
 @functools.cache
@@ -121,9 +121,10 @@ def _charge_of(name: str) -> float:
     )
 
 
+@pytest.mark.parametrize("solver", ["auto", "highs", "scip"])
 @pytest.mark.parametrize("case", ALL, ids=IDS)
-def test_the_plan_minimises_cost_plus_the_charge_per_move(case: Case) -> None:
-    plan, best = solved(case.name), enumerated(case.name)
+def test_the_plan_minimises_cost_plus_the_charge_per_move(case: Case, solver: str) -> None:
+    plan, best = solved(case.name, solver), enumerated(case.name)
     assert best is not None
     assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
     assert plan.objective == pytest.approx(best.total_cost, abs=CENT), (
