@@ -178,7 +178,8 @@ def test_a_higher_charge_never_adds_moves_nor_lowers_the_cost(seed: int) -> None
     moves = [p.move_count for p in plans]
     costs = [p.total_cost or 0.0 for p in plans]
     assert all(b <= a for a, b in itertools.pairwise(moves)), moves
-    assert all(b >= a - CENT for a, b in itertools.pairwise(costs)), costs
+    # Each optimum is proven to half a cent: two of them may differ by a cent the wrong way.
+    assert all(b >= a - 2 * CENT for a, b in itertools.pairwise(costs)), costs
 
 
 # ---------------------------------------------------------------- around the model
