@@ -263,7 +263,11 @@ def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
     for w in s.workloads:
         if w.kind is Kind.REALTIME_INFERENCE:
             for t in w.window(s.horizon_months):
-                inst.minimal[w.name, t] = minimal_replica_sets(s, w, t, inst.widths.get(w.name, []))
+                inst.minimal[w.name, t] = (
+                    minimal_replica_sets(s, w, t, inst.widths.get(w.name, []))
+                    if s.assumptions.change_cost <= 0
+                    else kept_replica_sets(s, w, t, inst.widths.get(w.name, []))
+                )
     return inst
 
 
@@ -343,6 +347,49 @@ def minimal_replica_sets(
             continue  # a replica can be narrower
         found.append(v)
     return found
+
+
+def kept_replica_sets(
+    s: Scenario, w: Workload, t: int, widths: list[Width]
+) -> list[dict[tuple[str, int], int]]:
+    """Replica counts per (type, width) that serve ``w`` in ``t``, where moves are charged.
+
+    With ``change_cost`` > 0 a replica the month does not need may be kept to
+    avoid a move, and a wider one may stay rather than be narrowed. Some optimum
+    still holds, per (type, place, width) ``K``, ``L_t[K] <= M_t[K] + L_{t-1}[K]``
+    for a cover ``M_t`` that loses its cover when any replica goes (keep ``M_t``
+    and, of the rest, only replicas that also ran in ``t - 1``: no dearer, no more
+    moves into ``t``, none more into ``t + 1``). Such an ``M_t`` has at most
+    ``max(min_replicas, ceil(D' / cap))`` replicas of a (type, width), so the
+    replicas of a (type, width) in ``t`` are at most the sum of that bound over
+    the window's months up to ``t``: every cover within it is enumerated.
+    """
+    caps = {(x.gpu, x.width): x.capacity for x in widths}
+    keys = sorted(caps)
+    months = [m for m in w.window(s.horizon_months) if m <= t]
+    most = {
+        key: sum(
+            max(w.min_replicas, ceil(demand_with_headroom(s, w, m) / caps[key])) for m in months
+        )
+        for key in keys
+    }
+    found = []
+    for counts in itertools.product(*[range(most[key] + 1) for key in keys]):
+        v = {key: n for key, n in zip(keys, counts, strict=True) if n}
+        if serves(s, w, t, v, caps):
+            found.append(v)
+    return found
+
+
+def moves_of(s: Scenario, replicas: dict) -> int:
+    """Replicas of a (workload, type, place, width) running in ``t - 1`` and not in
+    ``t``, both months in the workload's window (methodology 2.16), by hand."""
+    by_name = {w.name: w for w in s.workloads}
+    moved = 0
+    for (w, g, key, k, t), n in replicas.items():
+        if t + 1 in by_name[w].window(s.horizon_months):
+            moved += max(0, n - replicas.get((w, g, key, k, t + 1), 0))
+    return moved
 
 
 # ---------------------------------------------------------------- money

@@ -30,6 +30,7 @@ from tests.brute_force import (
     most_needed,
     most_paid_hours,
     most_run_slot_hours,
+    moves_of,
     server_cost,
     size_of,
     stock_cost,
@@ -480,6 +481,8 @@ def _cheapest_flex(
     its cheapest option; others keep the cheapest option per capacity offered.
     """
     s = inst.s
+    if s.assumptions.change_cost > 0:
+        return _cheapest_flex_with_moves(inst, per_month)
     one_offs = [w for w in s.workloads if w.one_off_training]
     kept: list[list[MonthOption]] = []
     for options in per_month:
@@ -523,3 +526,44 @@ def _cheapest_flex(
                     )
                     best = (total, d)
     return best
+
+
+def _cheapest_flex_with_moves(
+    inst: Instance, per_month: list[list[MonthOption]]
+) -> tuple[float, Decisions] | None:
+    """As :func:`_cheapest_flex` where each move costs ``change_cost`` (methodology 2.16).
+
+    Months are tied by the moves between their replica layouts: the cheapest
+    cost plus charge by dynamic programming over the months, one state per
+    layout (its cheapest option). The total is the objective, not the money.
+    One-off training jobs are not enumerated here.
+    """
+    s = inst.s
+    assert not any(w.one_off_training for w in s.workloads), "one-off jobs with change_cost"
+    charge = s.assumptions.change_cost
+    best: dict[tuple, tuple[float, list[MonthOption]]] = {(): (0.0, [])}
+    for options in per_month:
+        if not options:
+            return None
+        layouts: dict[tuple, MonthOption] = {}
+        for o in options:
+            sig = tuple(sorted(o.replicas.items()))
+            if sig not in layouts or o.cost < layouts[sig].cost:
+                layouts[sig] = o
+        step: dict[tuple, tuple[float, list[MonthOption]]] = {}
+        for sig, o in layouts.items():
+            for total, path in best.values():
+                before = path[-1].replicas if path else {}
+                # Moves into this month only: those out of it are counted with the next.
+                moved = moves_of(s, {**before, **o.replicas}) - moves_of(s, o.replicas)
+                value = total + o.cost + charge * moved
+                if sig not in step or value < step[sig][0] - 1e-9:
+                    step[sig] = (value, [*path, o])
+        best = step
+    value, path = min(best.values(), key=lambda item: item[0])
+    d = Decisions(
+        replicas={k: v for o in path for k, v in o.replicas.items()},
+        work={k: v for o in path for k, v in o.work.items()},
+        slots={k: v for o in path for k, v in o.slots.items()},
+    )
+    return value, d

@@ -58,8 +58,9 @@ def single_gpu(scenario: Scenario, gpu: str) -> Scenario:
 
 
 def _cheapest(plans: list[Plan]) -> Plan | None:
+    """The plan with the least objective (its cost, plus change_cost per move where set)."""
     feasible = [p for p in plans if p.status.has_plan and p.total_cost is not None]
-    return min(feasible, key=lambda p: p.total_cost or 0.0, default=None)
+    return min(feasible, key=_cost, default=None)
 
 
 @dataclass(frozen=True)
@@ -177,8 +178,8 @@ def needs_solving(
         and optimum.status is SolveStatus.OPTIMAL
         and optimum.solver is not None
         and optimum.solver.bound is not None
-        and optimum.total_cost is not None
-        and optimum.total_cost - optimum.solver.bound <= HALF_CENT + 1e-9 * abs(optimum.total_cost)
+        and optimum.objective is not None
+        and optimum.objective - optimum.solver.bound <= HALF_CENT + 1e-9 * abs(optimum.objective)
     )
     single_known = proven and any(
         k is not None for v, k in zip(variants, known, strict=True) if v.baseline == BEST_SINGLE_GPU
@@ -230,21 +231,23 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
     from optimizer.currency import money_text
 
     # A search that ended without a plan (time limit): any baseline's plan is better.
-    cost = optimum.total_cost if optimum.status.has_plan else None
+    # Plans compare by what the search minimised (methodology 2.16: with change_cost
+    # > 0, cost plus the charge per move; the solver's bound is of that too).
+    cost = optimum.objective if optimum.status.has_plan else None
     if cost is None and optimum.status is SolveStatus.INFEASIBLE:
         return optimum
     cheaper = [
         (name, b)
         for name, b in baselines.items()
         if b.status.has_plan
-        and b.total_cost is not None
+        and (objective := b.objective) is not None
         and b.decisions is not None
-        and (cost is None or b.total_cost < cost - HALF_CENT)
+        and (cost is None or objective < cost - HALF_CENT)
     ]
     if not cheaper:
         return optimum
     name, best = min(cheaper, key=lambda item: _cost(item[1]))
-    total = best.total_cost or 0.0
+    total = best.objective or 0.0
     bound = optimum.solver.bound if optimum.solver is not None else None
     gap = None if bound is None else max(0.0, total - bound) / max(abs(total), 1e-9)
     proven = bound is not None and total - bound <= HALF_CENT + 1e-9 * abs(total)
@@ -259,7 +262,7 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
         "proven gap "
         + (f"{gap:.3%}" if gap is not None else "unknown")
         + (
-            f" (no plan can cost less than {money_text(bound, currency)})"
+            f" ({_no_plan_below(optimum)} {money_text(bound, currency)})"
             if bound is not None
             else ""
         )
@@ -283,4 +286,13 @@ def best_known(optimum: Plan, baselines: Mapping[str, Plan]) -> Plan:
 
 
 def _cost(plan: Plan) -> float:
-    return plan.total_cost if plan.total_cost is not None else float("inf")
+    """What the search minimised (``Plan.objective``), infinite without a plan."""
+    objective = plan.objective
+    return objective if objective is not None else float("inf")
+
+
+def _no_plan_below(plan: Plan) -> str:
+    """The words before a proven bound (of the cost plus change_cost per move where set)."""
+    if plan.scenario.assumptions.change_cost <= 0:
+        return "no plan can cost less than"
+    return "no plan's cost plus change_cost per move is below"

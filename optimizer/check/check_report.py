@@ -30,6 +30,10 @@ class CheckReport:
     cash_flow: dict[int, dict[CostCategory, float]]
     violations: list[str]
     residual_credit_discounted: float = 0.0
+    # methodology 2.16: serving replicas moved, and what the search minimised
+    # (total_cost + change_cost × moves; total_cost where change_cost is 0)
+    moves: int = 0
+    objective: float = 0.0
 
     @property
     def ok(self) -> bool:

@@ -20,7 +20,8 @@ one family to a module as in the model: ``decisions`` (keys and places, whole
 numbers, the stock family), ``place_capacity``, ``slot_hours``,
 ``free_hours``, ``deadline_slots``, ``serving``, ``training_demand``,
 ``recurring_demand``, ``limits`` (power, budgets); what the plan says:
-``reported`` and ``assignments``. This module keeps :func:`check_plan`, which
+``reported``, ``assignments`` and ``moves`` (serving moves and the objective
+with ``change_cost``, methodology 2.16). This module keeps :func:`check_plan`, which
 runs them all and hands on a :class:`~optimizer.check.check_report.CheckReport`.
 """
 
@@ -47,6 +48,7 @@ from optimizer.check.money import (
     discounted_costs,
     residual_credit_of,
 )
+from optimizer.check.moves import moves_by_workload, moves_violations, objective_of
 from optimizer.check.place_capacity import place_capacity_violations
 from optimizer.check.recurring_demand import recurring_demand_violations
 from optimizer.check.reported import (
@@ -102,6 +104,7 @@ def check_plan(
     )
     total_cost = sum(costs.values()) - credit_discounted
     cash_out = spent(cash)
+    moves = moves_by_workload(scenario, decisions)
     recomputed = CheckReport(
         total_cost=total_cost,
         cash_out=cash_out,
@@ -110,6 +113,8 @@ def check_plan(
         cash_flow=cash,
         violations=[],
         residual_credit_discounted=credit_discounted,
+        moves=sum(moves.values()),
+        objective=objective_of(scenario, total_cost, moves),
     )
     return replace(
         recomputed,
@@ -121,6 +126,7 @@ def check_plan(
             *place_violations(scenario, decisions, plan.places),
             *assignment_violations(scenario, decisions, estimates, plan.assignments),
             *offer_use_violations(scenario, decisions, plan.offer_use),
+            *moves_violations(scenario, decisions, plan),
         ],
     )
 

@@ -282,6 +282,8 @@ class Assumptions:
     bandwidth_efficiency_int4: float = 0.38
     # Issue 30: layouts fixed per quarter after this month (None: every month).
     coarse_after_month: float | None = None
+    # Issue 35 item 10: charged per move of a serving replica in the search only (0: off).
+    change_cost: float = 0.0
     currency: str = "USD"  # model v2 §E: the label of every money figure; nothing converted
 
     @property

@@ -47,10 +47,13 @@ def future_scenario(base: Scenario, spec: FutureSpec) -> Scenario:
 
     Offers keep their ids, so a decision in one future names the same offer
     in every other. The Fleet's rows (what is owned or already reserved) are
-    not repriced: their prices are facts, not forecasts.
+    not repriced: their prices are facts, not forecasts. Futures plan by cost
+    alone (``change_cost`` 0): expected cost, regret, EVPI and VSS compare
+    costs, and a charge per move is no cost (methodology 2.16).
     """
     return replace(
         base,
+        assumptions=replace(base.assumptions, change_cost=0.0),
         name=future_name(base.name, spec.name),
         workloads=tuple(_scaled_workload(w, spec) for w in base.workloads),
         offers=tuple(_priced_offer(o, spec) for o in base.offers),

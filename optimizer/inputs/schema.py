@@ -1199,6 +1199,15 @@ ASSUMPTIONS: tuple[AssumptionKey, ...] = (
         maximum=MAX_MONTHS,
     ),
     AssumptionKey(
+        "change_cost",
+        0.0,
+        "USD per move",
+        "0 = off: the cheapest plan; above 0, each move of a serving replica (taken down while"
+        " its workload still serves the next month: another place, type or width) is charged this"
+        " in the search only, never in the plan's cost (methodology 2.16)",
+        maximum=1_000_000.0,
+    ),
+    AssumptionKey(
         "currency",
         USD,
         f"1–{CURRENCY_MAX_CHARS} printable characters",

@@ -77,6 +77,7 @@ from optimizer.model.costs import dominated_offers, usable_estimate
 from optimizer.model.families.budgets import define_budgets_constraints
 from optimizer.model.families.deadline_slots import define_deadline_slots_constraints
 from optimizer.model.families.free_hours import define_free_hours_constraints
+from optimizer.model.families.moves import define_moves_constraints
 from optimizer.model.families.place_capacity import define_place_capacity_constraints
 from optimizer.model.families.power import define_power_constraints
 from optimizer.model.families.realtime_demand import define_realtime_demand_constraints
@@ -109,6 +110,7 @@ FAMILIES: tuple[str, ...] = (
     "servers",
     "budgets",
     "power",
+    "moves",
 )
 
 # Whether build_model adds the serving pattern hull by default. Off: exact and
@@ -157,6 +159,7 @@ def build_model(
     dominated: frozenset[str] | None = None,
     bound_levels_by_use: bool = True,
     serving_hull: bool | None = None,
+    charge_moves: bool = True,
 ) -> BuiltModel:
     """The MILP of ``model.md`` for ``scenario`` (pure: solves nothing).
 
@@ -173,6 +176,9 @@ def build_model(
     shared with futures that use more), and the alternatives run faster
     without the bounds. ``serving_hull`` adds the ``serving_hull`` family;
     None (the default) reads :data:`SERVING_HULL` at the call.
+    ``charge_moves`` False leaves out the moves family and its charge even where
+    ``change_cost`` > 0 (methodology 2.16): the alternatives cap the plan's
+    cost, which the charge is not part of.
     """
     T = scenario.horizon_months
     hull = SERVING_HULL if serving_hull is None else serving_hull
@@ -203,6 +209,7 @@ def build_model(
         offers=offers,
         elastic=frozenset(elastic),
         bound_levels_by_use=bound_levels_by_use,
+        charge_moves=charge_moves,
     )
     for o in offers:
         if o.option is OfferOption.BUY:
@@ -231,6 +238,7 @@ def build_model(
         ("servers", define_servers_constraints),
         ("budgets", define_budgets_constraints),
         ("power", define_power_constraints),
+        ("moves", define_moves_constraints),
     )
     for step, define in steps:
         # --time-limit covers building: stop between steps once it is spent.

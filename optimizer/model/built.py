@@ -75,6 +75,9 @@ class BuiltModel:
         default_factory=dict
     )
     pick: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    # change_cost > 0 only (methodology 2.16): replicas of (workload, gpu, place, width)
+    # taken down at the start of a month while the workload still serves in it
+    moves: dict[tuple[str, str, str, int, int], pulp.LpVariable] = field(default_factory=dict)
     shortfalls: dict[Key, pulp.LpVariable] = field(default_factory=dict)
     shortfall_weights: dict[Key, float] = field(default_factory=dict)
     row_names: dict[Key, str] = field(default_factory=dict)
@@ -85,6 +88,8 @@ class BuiltModel:
     # Bound stock levels by what one place of this scenario can use (model/bounds.py).
     # Off in the futures' models: a shared level may hold what only another future uses.
     bound_levels_by_use: bool = True
+    # Methodology 2.16: the moves family where change_cost > 0 (off for the alternatives).
+    charge_moves: bool = True
     buy_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     reserved_offers_of: dict[str, list[Offer]] = field(default_factory=lambda: defaultdict(list))
     places: dict[str, list[Place]] = field(default_factory=dict)  # per GPU type

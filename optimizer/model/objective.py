@@ -151,4 +151,7 @@ def objective_terms(built: BuiltModel) -> Terms:
     for (oid, start), v in built.reserve.items():
         o = offers[oid]
         terms.append((v, o.price * H * sum(df[t] for t in reservation_months(o, start))))
+    # Not a cost: a charge per move the search weighs against cost (methodology 2.16),
+    # undiscounted; the plan's money never includes it.
+    terms += [(v, a.change_cost) for v in built.moves.values()]
     return terms

@@ -5,7 +5,8 @@ and pair figures (no variables yet) and the months in which some workload can
 use each GPU type; hands it back with the stock levels (``buy``, ``owned``,
 ``reserve``, ``active``), the work of each workload in each place (``work``,
 ``replicas``), the slots of finite places, deadline switches (``runs_in``),
-rented hours (``rent``) and ``pick``. Why each exists where it does: see
+rented hours (``rent``), ``pick``, and the serving moves (``moves``, only
+where ``change_cost`` > 0). Why each exists where it does: see
 ``optimizer.model.build``.
 """
 
@@ -29,6 +30,7 @@ def _define_variables(built: BuiltModel, active: dict[str, set[int]]) -> None:
     _define_work(built)
     _define_slots(built, most)
     _define_rent(built)
+    _define_moves(built)
 
 
 def _at_most(cap: int | None, useful: int | None) -> int | None:
@@ -257,3 +259,26 @@ def _define_rent(built: BuiltModel) -> None:
                 built.rent[(o.offer_id, t)] = built.problem.add_variable(
                     f"rent_o{opos[o.offer_id]}_t{t}", lowBound=0, upBound=cap
                 )
+
+
+def _define_moves(built: BuiltModel) -> None:
+    """Replicas of each (workload, type, place, width) taken down at the start of a month.
+
+    Only where ``change_cost`` > 0 (methodology 2.16): with 0 the model is
+    exactly the cheapest-plan model. One continuous column per replica kind
+    that serves in month ``t - 1`` of the workload's window when ``t`` is in
+    it too; the ``moves`` rows hold it at or above the replicas that stop, and
+    its cost keeps it there.
+    """
+    s = built.scenario
+    if s.assumptions.change_cost <= 0 or not built.charge_moves:
+        return
+    gpos, wpos = built.gpu_pos, built.workload_pos
+    window = {w.name: w.window(s.horizon_months) for w in s.workloads}
+    for (w, g, key, k, t), _var in built.replicas.items():
+        if t + 1 not in window[w]:
+            continue
+        lp = built.place(g, key).lp
+        built.moves[(w, g, key, k, t + 1)] = built.problem.add_variable(
+            f"move_w{wpos[w]}_g{gpos[g]}_p{lp}_k{k}_t{t + 1}", lowBound=0
+        )

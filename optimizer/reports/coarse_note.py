@@ -31,7 +31,11 @@ def coarse_note(plan: Plan) -> str | None:
             "the monthly plan was not solved to a proven optimum here (tried only below 4,000"
             " integers, in a quarter of the time left), so no comparison was made."
         )
-    extra = plan.total_cost - info.monthly_cost
+    # The monthly optimum is of what the search minimised: with change_cost > 0
+    # (methodology 2.16) the cost plus the charge per move, so compare that.
+    extra = (plan.objective or plan.total_cost) - info.monthly_cost
+    if plan.scenario.assumptions.change_cost > 0:
+        text += "compared by cost plus change_cost per move (what both searches minimised): "
     if round(extra, 2) == 0:
         monthly = money_text(info.monthly_cost, plan.currency)
         return text + f"this plan costs the same as the monthly plan ({monthly})."

@@ -15,7 +15,7 @@ from typing import cast
 from optimizer.currency import money_format, money_text, one_currency
 from optimizer.domain import CostCategory, OfferOption
 from optimizer.reports.page_fit import fit_one_page_when_legible, turn_to_fit
-from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted
+from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, the_objective
 from optimizer.reports.sheet_grid import Chart, Series, SheetModel, Style, a1, render_xlsx
 from optimizer.reports.sheet_names import COMPARISON
 from optimizer.results import Plan, SolveStatus
@@ -52,7 +52,10 @@ def _money_rows(plans: Sequence[Plan]) -> list[tuple[str, list[float | None]]]:
     basis = "present value at each scenario's discount rate" if any_discounted(plans) else "cash"
     currency = plans_currency(plans)
     rows: list[tuple[str, list[float | None]]] = [
-        (f"Total cost ({currency}, {basis}; the objective)", each(lambda p: p.total_cost)),
+        (
+            f"Total cost ({currency}, {basis}; {the_objective(plans)})",
+            each(lambda p: p.total_cost),
+        ),
         (f"Cash out ({currency}, undiscounted)", each(lambda p: p.cash_out)),
         (f"{CREDIT_LABEL} ({currency}, undiscounted)", each(lambda p: p.residual_credit)),
     ]
@@ -91,12 +94,15 @@ def _setting_rows(plans: Sequence[Plan]) -> list[tuple[str, list[object], Style]
         rows.append(
             (UNPROVEN_GAP, [p.gap if p.status.has_plan else None for p in plans], Style.PERCENT)
         )
+        # With change_cost (methodology 2.16) the bound is of cost plus the charge per move.
+        charged = any(p.scenario.assumptions.change_cost > 0 for p in plans)
+        floor = (
+            "No plan's cost plus change_cost per move is below"
+            if charged
+            else "No plan can cost less than"
+        )
         rows.append(
-            (
-                f"No plan can cost less than ({plans_currency(plans)}, proven)",
-                [_bound(p) for p in plans],
-                Style.MONEY,
-            )
+            (f"{floor} ({plans_currency(plans)}, proven)", [_bound(p) for p in plans], Style.MONEY)
         )
     return rows
 
@@ -109,9 +115,12 @@ UNPROVEN_NOTE = (
 
 
 def _bound(plan: Plan) -> float | None:
-    """The proven lower bound on any plan's cost (the plan's own cost when proven)."""
+    """The proven lower bound on any plan's cost (the plan's own cost when proven).
+
+    Of what the search minimised: with change_cost the cost plus the charge per move.
+    """
     if plan.status is SolveStatus.OPTIMAL:
-        return plan.total_cost
+        return plan.objective
     return plan.solver.bound if plan.solver is not None else None
 
 

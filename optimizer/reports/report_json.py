@@ -161,6 +161,12 @@ def plan_to_dict(plan: Plan) -> dict[str, object]:
             }
             for f in plan.scenario.catalogue_figures
         ],
+        # issue 35 item 10 (methodology 2.16), after the contract's keys: the charge per
+        # move of a serving replica, the moves per workload, and what the search
+        # minimised (total_cost + change_cost x moves; every money figure is without it)
+        "change_cost": plan.scenario.assumptions.change_cost,
+        "moves": dict(sorted((plan.moves or {}).items())) if has_plan else {},
+        "objective": _number(plan.objective),
     }
 
 

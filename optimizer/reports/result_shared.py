@@ -89,6 +89,14 @@ def width_allowed(pair: PairEstimate, width: ServingWidth) -> tuple[bool, str]:
     return allowed, "" if allowed else (width.reason or pair.reason)
 
 
+def the_objective(plans: Iterable[Plan]) -> str:
+    """What a total cost is to the search: "the objective", or, where some plan weighed
+    change_cost (methodology 2.16), the objective less that charge (no money is paid)."""
+    if any(p.scenario.assumptions.change_cost > 0 for p in plans):
+        return "the objective less change_cost × moves"
+    return "the objective"
+
+
 def any_discounted(plans: Iterable[Plan]) -> bool:
     """Some plan's money is a present value (its scenario has a discount rate)."""
     return any(p.scenario.assumptions.discount_rate > 0 for p in plans)

@@ -14,8 +14,14 @@ from optimizer.check.baselines import BASELINE_NAMES
 from optimizer.domain import CostCategory
 from optimizer.reports.baseline_note import baseline_missing_text, baseline_note
 from optimizer.reports.coarse_note import coarse_notes
+from optimizer.reports.moves_note import moves_notes
 from optimizer.reports.page_one import LABEL_WIDTH, cash_chart, glance_block, value_width
-from optimizer.reports.result_shared import CATEGORY_LABELS, any_discounted, used_gpu_names
+from optimizer.reports.result_shared import (
+    CATEGORY_LABELS,
+    any_discounted,
+    the_objective,
+    used_gpu_names,
+)
 from optimizer.reports.sheet_grid import (
     SheetModel,
     Style,
@@ -76,9 +82,9 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
     )
     each("Horizon (months)", [p.scenario.horizon_months for p in plans], Style.INTEGER)
     total_label = (
-        f"Total cost ({currency}, present value, after residual credit; the objective)"
+        f"Total cost ({currency}, present value, after residual credit; {the_objective(plans)})"
         if any_discounted(plans)
-        else f"Total cost ({currency}, after residual credit; the objective)"
+        else f"Total cost ({currency}, after residual credit; {the_objective(plans)})"
     )
     total_row = each(total_label, [_money(p, p.total_cost) for p in plans], Style.MONEY)
     for j, plan in enumerate(plans):
@@ -198,6 +204,17 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
                 [_peak_load(p, w) for p in plans],
                 Style.PERCENT,
             )
+        # Methodology 2.16: replicas taken down while their workload still serves.
+        each(
+            "Serving moves (replicas taken down while their workload still serves)",
+            [None if p.moves is None or p.total_cost is None else p.move_count for p in plans],
+            Style.INTEGER,
+        )
+        each(
+            f"change_cost ({currency} a move; weighed in the search, in no cost)",
+            [p.scenario.assumptions.change_cost for p in plans],
+            Style.MONEY,
+        )
 
     section("Savings against simple alternatives (total cost of the alternative − this plan)")
     for name in BASELINE_NAMES:
@@ -290,6 +307,7 @@ def _summary_sheet(run: RunResult, audit_name: str = AUDIT) -> SheetModel:
         f"All money in {currency}. Blue figures on grey are computed from other cells (totals, "
         "differences, savings); every other number is the solver's.",
         *coarse_notes(plans),  # --coarse-after: layouts per quarter, cost against monthly
+        *moves_notes(plans),  # serving moves, and change_cost where set
         "Detail per scenario: sheets '<scenario> Cash flow' and '<scenario> Fleet'; the "
         "engineering detail in '<scenario> Places', 'Assignments' and 'Options' is hidden "
         "(right-click a tab › Unhide).",

@@ -302,10 +302,30 @@ class Plan:
     # model v2 §E: what the GPUs and servers of sheet Fleet are worth at month 1
     # (market or book), the capital their cost shares carry
     existing_value: float | None = None
+    # Issue 35 item 10 (methodology 2.16): per realtime workload, its serving replicas
+    # taken down while it still serves the next month (workloads with none left
+    # out); None where no plan counted them
+    moves: dict[str, int] | None = None
 
     @property
     def name(self) -> str:
         return self.scenario.name
+
+    @property
+    def move_count(self) -> int:
+        """Every move of the plan (methodology 2.16); 0 where none was counted."""
+        return sum((self.moves or {}).values())
+
+    @property
+    def objective(self) -> float | None:
+        """What the search minimised: ``total_cost`` plus ``change_cost`` per move.
+
+        The same as ``total_cost`` where ``change_cost`` is 0 (the default). The
+        charge is no money paid: every money figure is ``total_cost``'s.
+        """
+        if self.total_cost is None:
+            return None
+        return self.total_cost + self.scenario.assumptions.change_cost * self.move_count
 
     @property
     def currency(self) -> str:

@@ -32,6 +32,7 @@ from optimizer.results import (
     SolveStatus,
 )
 from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun
+from optimizer.solve.moves import plan_moves
 from optimizer.solve.plan_money import (
     Money,
     existing_values,
@@ -116,15 +117,16 @@ def _plan_from_solution(
     money = money_of(s, d)
     diagnostics: list[str] = []
     # HiGHS's gap is (plan - bound) / plan: no plan can cost less than the bound.
+    # With change_cost > 0 both are of what was minimised: cost plus the charge
+    # per move (methodology 2.16), which the words say.
     currency = s.assumptions.currency
+    what = searched_for(s)
     floor = (
-        f"; no plan can cost less than {money_text(run.bound, currency)}"
-        if run.bound is not None
-        else ""
+        f"; {no_plan_below(s)} {money_text(run.bound, currency)}" if run.bound is not None else ""
     )
     if run.status is SolveStatus.TIME_LIMIT:
         gap_text = f"{run.gap:.3%}" if run.gap is not None else "unknown"
-        diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's cost{floor}")
+        diagnostics.append(f"{run.message}: proven gap {gap_text} of the plan's {what}{floor}")
     elif (
         run.gap is not None
         and money.total_cost is not None
@@ -132,7 +134,7 @@ def _plan_from_solution(
     ):
         diagnostics.append(
             f"optimal within the gap tolerance {settings.gap:g}: proven gap {run.gap:.4%} "
-            f"of the plan's cost{floor}"
+            f"of the plan's {what}{floor}"
         )
     diagnostics += owed_after_horizon(s)
     diagnostics += spot_caveats(s, d)
@@ -160,7 +162,23 @@ def _plan_from_solution(
         offer_use=_offer_use(s, d, money.usage),
         residual_credit_discounted=money.residual_credit_discounted,
         existing_value=sum(v for part in existing_values(s) for v in part.values()),
+        moves=plan_moves(s, d),
     )
+
+
+def searched_for(s: Scenario) -> str:
+    """What the search minimised, in words: the cost, or with ``change_cost`` its charge too."""
+    a = s.assumptions
+    if a.change_cost <= 0:
+        return "cost"
+    return f"cost plus {money_text(a.change_cost, a.currency)} a move (change_cost)"
+
+
+def no_plan_below(s: Scenario) -> str:
+    """The words before a proven bound: what no plan can go below."""
+    if s.assumptions.change_cost <= 0:
+        return "no plan can cost less than"
+    return f"no plan's {searched_for(s)} is below"
 
 
 def owed_after_horizon(s: Scenario) -> list[str]:

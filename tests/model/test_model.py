@@ -71,7 +71,7 @@ def tiny() -> tuple[Scenario, list[PairEstimate]]:
             workload("batch", "batch_inference", params_b=8, tokens=1e9, start_month=2),
             workload("chat", "realtime_inference", params_b=8, tokens_per_second=900.0),
         ],
-        assumptions=Assumptions(discount_rate=0.1, colocation_per_kw_month=184.0),
+        assumptions=Assumptions(discount_rate=0.1, colocation_per_kw_month=184.0, change_cost=5.0),
         horizon_months=3,
         budget_capex=60_000.0,
         budget_monthly=9_000.0,
@@ -386,3 +386,27 @@ def test_levels_are_bounded_by_what_one_place_can_use() -> None:
     # batch's 600 GPU-h a month need ceil(600 / 693.5) = 1 GPU. 6 + 11 + 1 = 18.
     assert most.gpus["L40S"] == 18
     assert most.slots[("L40S", 1)] == 11
+
+
+def test_change_cost_zero_builds_exactly_the_cheapest_plan_model(tmp_path: Path) -> None:
+    """change_cost 0 adds nothing; above 0 only the move columns, their rows and their cost."""
+    s, estimates = tiny()
+    off = build_model(with_assumptions(s, change_cost=0.0), estimates)
+    on = build_model(s, estimates)
+    assert not off.moves and not off.family_rows["moves"]
+    names_off = {v.name for v in off.problem.variables()}
+    names_on = {v.name for v in on.problem.variables()}
+    assert names_on - names_off == {v.name for v in on.moves.values()}
+    assert names_off <= names_on
+    rows_on = {str(c) for c in on.problem.constraints() if not c.name.startswith("moves_")}
+    assert rows_on == {str(c) for c in off.problem.constraints()}
+    # chat serves months 1-3: a move column per replica kind into months 2 and 3,
+    # charged change_cost undiscounted (it is no money paid).
+    assert {t for (_w, _g, _p, _k, t) in on.moves} == {2, 3}
+    assert {on.problem.objective[v] for v in on.moves.values()} == {5.0}
+    # The alternatives cap the plan's cost, which the charge is no part of.
+    assert not build_model(s, estimates, charge_moves=False).moves
+    for var in names_off:
+        a = off.problem.variablesDict()[var]
+        b = on.problem.variablesDict()[var]
+        assert off.problem.objective.get(a, 0.0) == on.problem.objective.get(b, 0.0), var

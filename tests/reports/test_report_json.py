@@ -45,6 +45,9 @@ SCENARIO_KEYS = [
     "diagnostics",
     "shadow_prices",
     "catalogue_figures",  # issue 31: added after the contract's keys, which stay as they were
+    "change_cost",  # issue 35 item 10: the charge per move, the moves, what was minimised
+    "moves",
+    "objective",
 ]
 
 
