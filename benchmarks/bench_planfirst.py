@@ -49,13 +49,13 @@ CASES = (
 # The cheapest plan known of each case (proven optimal where marked in
 # docs/performance.md, "Plans first"), for "within 1 % of the best known".
 BEST_KNOWN = {
-    "company": 251_269.43,  # proven optimal (--solver highs, 59.5 s loaded)
-    "s6-8-36-1": 24_787.94,
-    "s6-8-36-2": 197_711.13,  # the exact search, idle, 60 s (0.94 % gap)
-    "s10-20-36-1": 189_618.75,
-    "s10-20-36-2": 155_024.33,  # the exact search, idle, 60 s (1.80 % gap)
-    "s10-20-36-3": 387_390.80,
-    "s20-50-60-1": math.nan,
+    "company": 251_269.43,  # proven optimal
+    "s6-8-36-1": 24_787.94,  # proven optimal
+    "s6-8-36-2": 196_724.45,  # proven optimal (the race, idle, 34.8 s)
+    "s10-20-36-1": 189_618.75,  # proven within 0.02 %
+    "s10-20-36-2": 154_028.00,  # the race, idle, 60 s (1.10 % gap)
+    "s10-20-36-3": 387_390.80,  # proven optimal
+    "s20-50-60-1": math.nan,  # no good plan known; the race's bound: 366,256.49
 }
 HEADER = (
     f"{'case':<12} {'first plan':>12} {'s':>5} {'source':<22} {'after FO':>12} {'s':>5} "
@@ -101,10 +101,20 @@ def bench(case: str, settings: SolverSettings) -> str:
     scenario = scenario_of(case)
     estimates = estimate_pairs(scenario)
     firsts: list[FirstPlan | None] = []
+    phase_plans: list[tuple[float, float]] = []  # (seconds from the start, cost) of each
     real = plan_first.plan_first
 
     def spy(*args: Any, **kw: Any) -> FirstPlan | None:
-        found = real(*args, **kw)
+        objective = args[0].problem.objective
+        hand_on = kw.get("on_plan")
+
+        def on_plan(values: dict[str, float]) -> None:
+            cost = objective.constant + sum(c * values[v.name] for v, c in objective.items())
+            phase_plans.append((time.perf_counter() - started, cost))
+            if hand_on is not None:
+                hand_on(values)
+
+        found = real(*args, **{**kw, "on_plan": on_plan})
         firsts.append(found)
         return found
 
@@ -118,14 +128,10 @@ def bench(case: str, settings: SolverSettings) -> str:
     total = time.perf_counter() - started
     first = firsts[0] if firsts else None
     best = BEST_KNOWN.get(case, math.nan)
-    # The trace counts from the solve's start, the phase included.
-    offset = 0.0 if first is None else first.improve_seconds
-    within = None
-    if first is not None and first.best is not None and first.best <= best * 1.01:
-        within = first.seconds if first.cost is not None and first.cost <= best * 1.01 else offset
-    if within is None:
-        hits = [at for at, cost, _b in trace.points if cost <= best * 1.01]
-        within = hits[0] if hits else None
+    # Both count from the solve's start: the phase's plans as it found them, the race's reports.
+    hits = [at for at, cost in phase_plans if cost <= best * 1.01]
+    hits += [at for at, cost, _b in trace.points if cost <= best * 1.01]
+    within = min(hits) if hits else None
     proven_1 = trace.time_to(0.01)
     info = plan.solver
     if proven_1 is None and plan.gap is not None and plan.gap <= 0.01 and info is not None:

@@ -22,7 +22,7 @@ from benchmarks.synthetic import synthetic_scenario
 from optimizer.check.rules import check_plan
 from optimizer.domain import Scenario
 from optimizer.estimate.pairs import estimate_pairs
-from optimizer.model.aggregate import month_block, tie_pairs
+from optimizer.model.aggregate import layout_integers, month_block, tie_pairs
 from optimizer.model.build import build_model
 from optimizer.model.built import BuiltModel
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
@@ -406,3 +406,25 @@ def test_the_phase_says_what_it_gave_on_stderr_only_with_progress_on(
     )
     solve_scenario(s, HIGHS)
     assert capsys.readouterr() == ("", "")
+
+
+def test_fix_and_optimize_frees_month_blocks_and_pairs_of_gpu_types_in_turn() -> None:
+    built = _built()
+    column = {v.name: i for i, v in enumerate(built.problem.variables())}
+    found = pf.neighbourhoods(built, column)
+    names = [name for name, _cols in found]
+    blocks = [n for n in names if n.startswith("months ")]
+    assert blocks == ["months 1-6", "months 4-9", "months 7-12"]
+    assert names[0:3:2] == blocks[:2] and names[1].count(" + ") == 1  # block, pair, block
+    used = [
+        g.name for g in built.scenario.gpus if any(c.gpu == g.name for c in layout_integers(built))
+    ]
+    pairs = [n for n in names if not n.startswith("months ")]
+    assert len(pairs) == len(used) * (len(used) - 1) // 2 >= 3
+    # A pair frees both types' layout and every training pick.
+    by_name = dict(found)
+    a, b = used[0], used[1]
+    freed = {c for c in by_name[f"{a} + {b}"]}
+    layout = {column[c.name]: c for c in layout_integers(built)}
+    assert {layout[c].gpu for c in freed if layout[c].month is not None} == {a, b}
+    assert {c for c, li in layout.items() if li.month is None} <= freed
