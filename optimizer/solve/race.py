@@ -50,11 +50,11 @@ from optimizer.solve.scip import (
     add_scip_start,
     assign_scip_values,
     build_scip_model,
+    include_handed_plans,
     relative_gap,
     scip_outcome,
     scip_version,
     scip_watch,
-    try_scip_plan,
 )
 
 HIGHS, SCIP = "HiGHS", "SCIP"
@@ -169,18 +169,11 @@ def _run_race(
     highs = problem.solverModel
     tune_for_size(problem, highs)
     scip = build_scip_model(problem, settings)
-    handed: list[dict[str, float]] = []  # the phase's plan, for SCIP to take in its thread
-
-    def take_plans(model: Any) -> None:
-        while handed:
-            try_scip_plan(problem, model, handed.pop(0))
-
+    handed: list[dict[str, float]] = []  # the phase's plans, for SCIP to take in its thread
+    if phase is not None:
+        include_handed_plans(scip, problem, handed)
     scip.includeEventhdlr(
-        scip_watch(
-            lambda plan, bound: race.report(SCIP, plan, bound),
-            race.stop.is_set,
-            take_plans if phase is not None else None,
-        ),
+        scip_watch(lambda plan, bound: race.report(SCIP, plan, bound), race.stop.is_set),
         "gpumix-race",
         "race",
     )

@@ -42,6 +42,7 @@ from optimizer.solve.plan_first import (
     Phase,
     monthly_optimum,
     never,
+    phase_may_run,
     plan_first,
     report,
     say_first_plan,
@@ -116,7 +117,7 @@ def solve_scenario(
     if coarse_after is not None:
         monthly_cost = monthly_optimum(built, settings, deadline)
         tie_blocks(built, coarse_after)
-    elif start is None and settings.solver in PLAN_FIRST_SOLVERS:
+    elif start is None and settings.solver in PLAN_FIRST_SOLVERS and phase_may_run(built):
         phase = _phase(built, settings, deadline, should_stop or stop_requested, found)
     run = run_solver(
         built.problem, settings, deadline=deadline, start=start, picks=picks, phase=phase

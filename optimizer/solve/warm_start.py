@@ -195,18 +195,23 @@ def _stop_at(highs: Any, deadline: float) -> None:
     interrupt_when(highs, lambda: time.perf_counter() >= deadline)
 
 
-def interrupt_when(highs: Any, stop: Callable[[], bool]) -> None:
+def interrupt_when(
+    highs: Any, stop: Callable[[], bool], search_done: Callable[[Any], bool] | None = None
+) -> None:
     """Interrupt ``highs`` (simplex, IPM or MIP search) as soon as ``stop()`` says so.
 
     HiGHS checks its own time limit only between phases (a sub-MIP given
     4.3 s ran 12.3 s inside root cuts); its interrupt callbacks come often.
+    ``search_done(data_out)``, asked in the MIP search's callbacks only, may
+    end it too (on its plan and bound: ``mip_primal_bound``, ``mip_gap``).
     """
     import highspy
 
     kinds = highspy.cb.HighsCallbackType
+    mip = kinds.kCallbackMipInterrupt
 
-    def callback(_kind: Any, _message: str, _out: Any, data_in: Any, _user: Any) -> None:
-        if stop():
+    def callback(kind: Any, _message: str, data_out: Any, data_in: Any, _user: Any) -> None:
+        if stop() or (search_done is not None and kind == mip and search_done(data_out)):
             data_in.user_interrupt = True
 
     highs.setCallback(callback, None)

@@ -12,6 +12,7 @@ the full model's own optimum.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -167,6 +168,8 @@ def test_a_solve_started_from_the_first_plan_proves_the_same_optimum(
 
     monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
     monkeypatch.setattr("optimizer.solve.solver.plan_first", spy)
+    # A small model, let in (the phase runs from MIN_INTEGERS integers).
+    monkeypatch.setattr("optimizer.solve.solver.phase_may_run", lambda _built: True)
     for solver in ("highs", "scip", "auto"):
         started = solve_scenario(s, replace(HIGHS, solver=solver, threads=None))
         assert started.status is SolveStatus.OPTIMAL
@@ -198,13 +201,15 @@ def test_should_stop_ends_the_phase_with_the_best_plan_so_far(
     assert found.improved == found.cost
 
 
-def _aggregated_cost(seed: int, gap: float, monkeypatch: pytest.MonkeyPatch) -> float:
+def _aggregated_cost(
+    seed: int, gap: float, monkeypatch: pytest.MonkeyPatch, patience: float = -math.inf
+) -> float:
     monkeypatch.setattr(pf, "MONTHLY_UNTIL", 0)
     monkeypatch.setattr(pf, "AGGREGATED_GAP", gap)
     built = _built(seed)
     highs = pf._highs_of(built.problem, HIGHS)
     column = {v.name: v.index for v in built.problem.variables()}
-    _values, cost, source = pf._aggregated(highs, built, column, math.inf, pf.never)
+    _values, cost, source = pf._aggregated(highs, built, column, math.inf, pf.never, patience)
     assert cost is not None and source == "the aggregated model"
     return cost
 
@@ -221,9 +226,18 @@ def test_the_aggregated_model_stops_once_its_plan_is_within_its_gap(
     assert proven + 1.0 < within_2_percent <= proven * 1.02
     loose = _aggregated_cost(2, 1.0, monkeypatch)
     assert within_2_percent < loose <= proven * 2
+    # Before its patience has run out the search goes on to its optimum.
+    patient = _aggregated_cost(2, pf.AGGREGATED_GAP, monkeypatch, time.perf_counter() + 3600)
+    assert patient == pytest.approx(proven, abs=CENT)
 
 
 def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
+    from optimizer.inputs.load import load_input
+    from tests.paths import ROOT
+
+    company = load_input(ROOT / "benchmarks" / "company.xlsx", []).scenarios[0]
+    assert pf.phase_may_run(build_model(company, tuple(estimate_pairs(company))))  # 5,023
+    assert not pf.phase_may_run(_built())  # (6, 5, 12): below MIN_INTEGERS
     assert plan_first_budget(None, None, pf.MIN_INTEGERS - 1) is None
     assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) is None
     assert plan_first_budget(None, None, pf.MIN_INTEGERS) == (
@@ -265,7 +279,7 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
         def perf_counter() -> float:
             return clock[0]
 
-    def aggregated(_h: object, _b: object, _c: object, until: float, _s: object) -> object:
+    def aggregated(_h: object, _b: object, _c: object, until: float, *_rest: object) -> object:
         given["aggregated"] = until
         clock[0] = until
         return None, None, "aggregated model: Interrupted by user"
@@ -342,15 +356,17 @@ def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
         early(plan)
         return plan
 
-    taken: list[tuple[str, bool]] = []
-    real = race.try_scip_plan
+    from optimizer.solve import scip
 
-    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float]) -> bool:
-        kept = real(problem, model, values)
+    taken: list[tuple[str, bool]] = []
+    real = scip.try_scip_plan
+
+    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float], heur: object) -> bool:
+        kept = real(problem, model, values, heur)
         taken.append((threading.current_thread().name, kept))
         return kept
 
-    monkeypatch.setattr(race, "try_scip_plan", spy)
+    monkeypatch.setattr(scip, "try_scip_plan", spy)
     raced = run_solver(built.problem, SolverSettings(solver="race"), phase=phase)
     assert threads_seen == [("gpumix-run_highs", True)]
     # In SCIP's own thread, in the order given; SCIP refuses the infeasible one.
