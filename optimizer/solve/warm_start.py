@@ -211,8 +211,11 @@ def interrupt_when(
     mip = kinds.kCallbackMipInterrupt
 
     def callback(kind: Any, _message: str, data_out: Any, data_in: Any, _user: Any) -> None:
-        if stop() or (search_done is not None and kind == mip and search_done(data_out)):
-            data_in.user_interrupt = True
+        # Set both ways: HiGHS 1.16 keeps the flag from one run() to the next,
+        # so a model run again after an interrupt would stop at once.
+        data_in.user_interrupt = bool(
+            stop() or (search_done is not None and kind == mip and search_done(data_out))
+        )
 
     highs.setCallback(callback, None)
     for kind in (

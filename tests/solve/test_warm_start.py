@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pulp
 import pytest
@@ -119,3 +120,38 @@ def test_the_race_with_the_warm_start_proves_the_same_optimum(
     warmed = solve_scenario(s, settings)
     assert plain.status is warmed.status is SolveStatus.OPTIMAL
     assert warmed.total_cost == pytest.approx(plain.total_cost, abs=0.01)
+
+
+def _knapsack() -> Any:
+    """A 0-1 knapsack HiGHS must branch on (its LP optimum is fractional)."""
+    import highspy
+    import numpy as np
+
+    weights = [23, 31, 29, 44, 53, 38, 63, 85, 89, 82, 17, 41, 67, 73, 59, 47, 33, 27, 71, 91]
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("threads", 1)
+    n = len(weights)
+    for w in weights:
+        highs.addVar(0.0, 1.0)
+        highs.changeColCost(highs.getNumCol() - 1, -(w + (w * 7) % 13))
+    highs.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, dtype=np.uint8))
+    highs.addRow(
+        -highspy.kHighsInf, 500.0, n, np.arange(n, dtype=np.int32), np.array(weights, float)
+    )
+    return highs
+
+
+def test_a_model_interrupted_once_runs_to_its_optimum_when_run_again() -> None:
+    # HiGHS 1.16 keeps the callback's interrupt flag between runs; fix-and-optimize
+    # runs one model many times, and every step after the first one stopped by its
+    # own cap stopped at once (s6-8-36-2: 22 steps of 0 iterations).
+    highs = _knapsack()
+    stop = [True]
+    warm_start.interrupt_when(highs, lambda: stop[0])
+    highs.run()
+    assert highs.modelStatusToString(highs.getModelStatus()) == "Interrupted by user"
+    stop[0] = False
+    highs.run()
+    assert highs.modelStatusToString(highs.getModelStatus()) == "Optimal"
+    assert highs.getInfo().mip_node_count >= 1
