@@ -88,6 +88,8 @@ class Extras:
     baselines: list[Plan | Future[Plan] | None] = field(default_factory=list)
     limits: list[Any] = field(default_factory=list)
     raised: list[Future[Plan]] = field(default_factory=list)
+    singles: list[int] = field(default_factory=list)  # indices of the single-type variants
+    single_plans: Future[list[Plan | None]] | None = None  # their plans, one task
 
 
 # Without --time-limit the extras together get as long as the plans took, and at least this.
@@ -119,6 +121,32 @@ def variant_before(deadline: float, variant: Any, settings: SolverSettings) -> P
     return solve_variant(variant, budget.settings(settings))
 
 
+def singles_before(
+    deadline: float | None,
+    variants: Any,
+    known: Any,
+    todo: Any,
+    settings: SolverSettings,
+) -> list[Plan | None]:
+    """The single-type baselines' plans, cheapest LP bound first, the hopeless ones skipped
+    (:func:`optimizer.check.baselines.solve_singles`), one worker, within ``deadline``."""
+    from optimizer.check.baselines import single_type_bound, solve_singles, solve_variant
+    from optimizer.solve.budget import Budget
+
+    def solve(variant: Any) -> Plan:
+        if deadline is None:
+            return solve_variant(variant, settings)
+        return variant_before(deadline, variant, settings)
+
+    def bound(variant: Any) -> float | None:
+        if deadline is None:
+            return single_type_bound(variant, settings)
+        budget = Budget(None, deadline)
+        return None if budget.spent() else single_type_bound(variant, budget.settings(settings))
+
+    return solve_singles(variants, known, todo, solve, bound)
+
+
 def raised_before(
     deadline: float, limit: Any, settings: SolverSettings, estimates: Any, start: Any
 ) -> Plan:
@@ -141,6 +169,7 @@ def submit_extras(
 ) -> Extras:
     """Every solve the plan's extras need, longest first (buy only, then the shadow prices)."""
     from optimizer.check.baselines import (
+        BEST_SINGLE_GPU,
         BUY_ONLY,
         RENT_ONLY,
         baseline_variants,
@@ -179,10 +208,18 @@ def submit_extras(
             futures[i] = variant(i)
     extras.limits = binding_limits(plan.scenario, plan) if plan.status.has_plan else []
     extras.raised = [raised(limit) for limit in extras.limits]
-    for i in range(len(todo)):
-        if todo[i] and i not in first:
-            futures[i] = variant(i)
     extras.baselines = [futures.get(i, k) for i, k in enumerate(known)]
+    singles = [i for i, v in enumerate(extras.variants) if v.baseline == BEST_SINGLE_GPU]
+    if any(todo[i] for i in singles):
+        extras.singles = singles
+        extras.single_plans = pool.submit(
+            singles_before,
+            deadline,
+            [extras.variants[i] for i in singles],
+            [known[i] for i in singles],
+            [todo[i] for i in singles],
+            settings,
+        )
     return extras
 
 
@@ -207,6 +244,9 @@ def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
     raised = [f.result() for f in extras.raised]
     plan = replace(plan, shadow_prices=prices_from(plan, extras.limits, raised))
     plans = [b.result() if isinstance(b, Future) else b for b in extras.baselines]
+    if extras.single_plans is not None:
+        for i, single in zip(extras.singles, extras.single_plans.result(), strict=True):
+            plans[i] = single
     baselines = pick_baselines(extras.variants, plans)
     return best_known(plan, baselines), baselines
 

@@ -9,7 +9,8 @@ small capex budget) is reported as having no plan, never as a zero cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from optimizer.check.tolerances import HALF_CENT
@@ -145,8 +146,9 @@ def known_plan(variant: Variant, optimum: Plan | None) -> Plan | None:
 def pick_baselines(variants: Sequence[Variant], plans: Sequence[Plan | None]) -> dict[str, Plan]:
     """The three baselines from every variant's plan (same order as ``variants``).
 
-    A single type's plan may be None (not solved) only when another single
-    type's plan is the proven optimum (see :func:`needs_solving`).
+    A single type's plan may be None (not solved) only when it cannot be the
+    cheapest: another single type's plan is the proven optimum (see
+    :func:`needs_solving`) or costs less than its LP bound (:func:`solve_singles`).
     """
     result: dict[str, Plan] = {}
     singles: list[tuple[str, Plan]] = []
@@ -190,6 +192,59 @@ def needs_solving(
     ]
 
 
+def solve_singles(
+    variants: Sequence[Variant],
+    known: Sequence[Plan | None],
+    todo: Sequence[bool],
+    solve: Callable[[Variant], Plan],
+    bound: Callable[[Variant], float | None],
+) -> list[Plan | None]:
+    """Plans of the single-type ``variants`` (None: not solved, it cannot be the cheapest).
+
+    Only the cheapest single-type plan is the baseline. Each variant still
+    ``todo`` gets its LP bound (``bound``: inf when infeasible, None when not
+    known); they are solved in order of bound, and one whose bound is above
+    the cheapest plan found so far (or ``known``) is not solved: its own plan
+    would cost at least that. Types with an infeasible relaxation are solved
+    only while no type has a plan (their reasons are then the baseline's).
+    """
+    plans: list[Plan | None] = list(known)
+    best = min((_cost(p) for p in known if p is not None and p.status.has_plan), default=math.inf)
+    bounds = {i: bound(v) for i, v in enumerate(variants) if todo[i]}
+
+    def lowest_first(i: int) -> float:
+        found = bounds[i]
+        return -math.inf if found is None else found
+
+    order = sorted(bounds, key=lowest_first)
+    skipped = 0
+    for i in order:
+        lowest = bounds[i]
+        if lowest is not None and lowest > best + max(2 * HALF_CENT, 1e-6 * abs(best)):
+            skipped += 1
+            continue
+        plans[i] = plan = solve(variants[i])
+        if plan.status.has_plan:
+            best = min(best, _cost(plan))
+    if skipped:
+        cheapest = _cheapest([p for p in plans if p is not None])
+        if cheapest is not None:
+            note = (
+                f"{skipped} other single GPU type(s) not solved: the LP relaxation of each "
+                "already costs more than this plan"
+            )
+            at = next(i for i, p in enumerate(plans) if p is cheapest)
+            plans[at] = replace(cheapest, diagnostics=(*cheapest.diagnostics, note))
+    return plans
+
+
+def single_type_bound(variant: Variant, settings: SolverSettings) -> float | None:
+    """The LP bound of a variant (:func:`optimizer.solve.lp_bound.lp_bound`)."""
+    from optimizer.solve.lp_bound import lp_bound
+
+    return lp_bound(variant.scenario, variant.estimates, settings)
+
+
 def solve_baselines(
     scenario: Scenario, settings: SolverSettings, optimum: Plan | None = None
 ) -> dict[str, Plan]:
@@ -205,9 +260,19 @@ def solve_baselines(
     known = [known_plan(v, optimum) for v in variants]
     todo = needs_solving(variants, known, optimum)
     plans = [
-        solve_variant(v, settings) if solve else k
+        solve_variant(v, settings) if solve and v.baseline != BEST_SINGLE_GPU else k
         for v, k, solve in zip(variants, known, todo, strict=True)
     ]
+    singles = [i for i, v in enumerate(variants) if v.baseline == BEST_SINGLE_GPU]
+    found = solve_singles(
+        [variants[i] for i in singles],
+        [known[i] for i in singles],
+        [todo[i] for i in singles],
+        lambda v: solve_variant(v, settings),
+        lambda v: single_type_bound(v, settings),
+    )
+    for i, plan in zip(singles, found, strict=True):
+        plans[i] = plan
     return pick_baselines(variants, plans)
 
 

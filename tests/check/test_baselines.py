@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
 
+from optimizer.check import baselines as baselines_module
 from optimizer.check.baselines import (
     BEST_SINGLE_GPU,
     BUY_ONLY,
     RENT_ONLY,
+    Variant,
     baseline_variants,
     buy_only,
     known_plan,
     needs_solving,
     rent_only,
     single_gpu,
+    single_type_bound,
     solve_baselines,
+    solve_singles,
     solve_variant,
 )
 from optimizer.domain import CostCategory, OfferOption, Scenario
 from optimizer.results import Plan, SolverSettings, SolveStatus
 from tests.builders import BARE, gpu, measured, offer, scenario, workload
 from tests.checked import CENT, solve_checked
+from tests.random_scenarios import random_scenario
 
 H = 730.0
 
@@ -177,3 +183,83 @@ def test_an_infeasible_baseline_is_not_explained() -> None:
     (buy,) = [v for v in baseline_variants(s) if v.baseline == BUY_ONLY]
     plan = solve_variant(buy, SolverSettings())
     assert plan.status is SolveStatus.INFEASIBLE and plan.total_cost is None
+
+
+def test_a_single_type_whose_lp_bound_is_above_a_cheaper_plan_is_not_solved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = two_types_each_best_for_one_workload()
+    solved: list[str] = []
+    real = baselines_module.solve_variant
+
+    def spy(variant: Variant, settings: SolverSettings) -> Plan:
+        solved.append(variant.gpu or variant.baseline)
+        return real(variant, settings)
+
+    monkeypatch.setattr(baselines_module, "solve_variant", spy)
+    baselines = solve_baselines(s, SolverSettings())
+    # Only L40S: 16,800; only H100's relaxation alone costs more (its plan: 43,200).
+    h100 = next(v for v in baseline_variants(s) if v.gpu == "H100")
+    h100_bound = single_type_bound(h100, SolverSettings())
+    assert h100_bound is not None and h100_bound > 16_800.0 + 1.0
+    assert solved == [RENT_ONLY, BUY_ONLY, "L40S"]
+    best = baselines[BEST_SINGLE_GPU]
+    assert [g.name for g in best.scenario.gpus] == ["L40S"]
+    assert best.total_cost == pytest.approx(16_800.0, abs=CENT)
+    assert any("1 other single GPU type(s) not solved" in d for d in best.diagnostics)
+
+
+def _fake(cost: float | None) -> Plan:
+    status = SolveStatus.OPTIMAL if cost is not None else SolveStatus.INFEASIBLE
+    return replace(
+        solve_checked(one_type_base_and_peak()),
+        status=status,
+        total_cost=cost,
+        diagnostics=(),
+    )
+
+
+def test_single_types_are_solved_cheapest_bound_first_until_no_bound_is_below_the_best() -> None:
+    (one, *_) = [v for v in baseline_variants(two_types_each_best_for_one_workload()) if v.gpu]
+    variants = [replace(one, gpu=str(i)) for i in range(6)]  # stand-ins: only the figures count
+    bounds = [50.0, None, 10.0, math.inf, 30.0, 45.0]
+    costs = [60.0, 70.0, 40.0, None, 44.0, 46.0]
+    order: list[int] = []
+
+    def solve(variant: Variant) -> Plan:
+        order.append(int(variant.gpu or ""))
+        return _fake(costs[order[-1]])
+
+    plans = solve_singles(
+        variants, [None] * 6, [True] * 6, solve, lambda v: bounds[int(v.gpu or "")]
+    )
+    # The unknown bound first, then 10 (a plan at 40) and 30 (below 40: solved, 44); 45
+    # and 50 are above 40, and an infeasible relaxation is not solved once a type has a plan.
+    assert order == [1, 2, 4]
+    assert [p is not None for p in plans] == [False, True, True, False, True, False]
+    cheapest = plans[2]
+    assert cheapest is not None and cheapest.total_cost == 40.0
+    assert any("3 other single GPU type(s) not solved" in d for d in cheapest.diagnostics)
+
+
+def test_a_known_plan_prunes_and_infeasible_types_are_solved_only_without_any_plan() -> None:
+    variants = [v for v in baseline_variants(two_types_each_best_for_one_workload()) if v.gpu]
+    known = [_fake(20.0), None]
+    plans = solve_singles(variants, known, [False, True], lambda v: _fake(99.0), lambda v: 25.0)
+    assert plans[1] is None  # its bound 25 is above the known 20
+    nothing = solve_singles(
+        variants, [None, None], [True, True], lambda v: _fake(None), lambda v: math.inf
+    )
+    assert all(p is not None and p.status is SolveStatus.INFEASIBLE for p in nothing)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_best_single_type_with_bounds_is_the_cheapest_of_every_type_solved(seed: int) -> None:
+    s = random_scenario(seed, longest_horizon=3, extra_jobs=1)
+    every = [solve_variant(v, SolverSettings()) for v in baseline_variants(s) if v.gpu is not None]
+    costs = [p.total_cost for p in every if p.status.has_plan and p.total_cost is not None]
+    best = solve_baselines(s, SolverSettings())[BEST_SINGLE_GPU]
+    if not costs:
+        assert not best.status.has_plan
+    else:
+        assert best.total_cost == pytest.approx(min(costs), abs=CENT)
