@@ -98,6 +98,7 @@ def test_rent_only_is_submitted_first_then_the_single_types_then_buy_only() -> N
     plan, start = solve_plan(tight, SETTINGS, quiet=True)
     pool = Recorder()
     submit_extras(pool, plan, start, SETTINGS)  # type: ignore[arg-type]
+
     def kind(call: tuple[object, ...]) -> str:
         fn, *args = call
         if fn is singles_before:  # the single types, one task
