@@ -217,24 +217,13 @@ def solve_singles(
         return -math.inf if found is None else found
 
     order = sorted(bounds, key=lowest_first)
-    skipped = 0
     for i in order:
         lowest = bounds[i]
         if lowest is not None and lowest > best + max(2 * HALF_CENT, 1e-6 * abs(best)):
-            skipped += 1
             continue
         plans[i] = plan = solve(variants[i])
         if plan.status.has_plan:
             best = min(best, _cost(plan))
-    if skipped:
-        cheapest = _cheapest([p for p in plans if p is not None])
-        if cheapest is not None:
-            note = (
-                f"{skipped} other single GPU type(s) not solved: the LP relaxation of each "
-                "already costs more than this plan"
-            )
-            at = next(i for i, p in enumerate(plans) if p is cheapest)
-            plans[at] = replace(cheapest, diagnostics=(*cheapest.diagnostics, note))
     return plans
 
 

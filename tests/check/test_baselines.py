@@ -206,7 +206,6 @@ def test_a_single_type_whose_lp_bound_is_above_a_cheaper_plan_is_not_solved(
     best = baselines[BEST_SINGLE_GPU]
     assert [g.name for g in best.scenario.gpus] == ["L40S"]
     assert best.total_cost == pytest.approx(16_800.0, abs=CENT)
-    assert any("1 other single GPU type(s) not solved" in d for d in best.diagnostics)
 
 
 def _fake(cost: float | None) -> Plan:
@@ -239,7 +238,6 @@ def test_single_types_are_solved_cheapest_bound_first_until_no_bound_is_below_th
     assert [p is not None for p in plans] == [False, True, True, False, True, False]
     cheapest = plans[2]
     assert cheapest is not None and cheapest.total_cost == 40.0
-    assert any("3 other single GPU type(s) not solved" in d for d in cheapest.diagnostics)
 
 
 def test_a_known_plan_prunes_and_infeasible_types_are_solved_only_without_any_plan() -> None:
