@@ -26,7 +26,7 @@ def lp_bound(
 
     ``math.inf``: the relaxation is infeasible, so no plan exists. None: not
     known (the model or the LP did not finish within ``settings.time_limit``,
-    or Ctrl-C); such a scenario must be solved. HiGHS with one thread.
+    or Ctrl-C); such a scenario must be solved. Always HiGHS, with the settings' threads.
     """
     import highspy
 
@@ -41,7 +41,7 @@ def lp_bound(
         built = build_model(scenario, tuple(estimates), deadline=deadline)
     except BuildTimeLimit:
         return None
-    solver = highs_solver(replace(settings, progress=False, time_limit=None, threads=1))
+    solver = highs_solver(replace(settings, progress=False, time_limit=None))
     solver.createAndConfigureSolver(built.problem)
     solver.buildSolverModel(built.problem)
     highs = built.problem.solverModel
