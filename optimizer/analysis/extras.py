@@ -90,6 +90,45 @@ class Extras:
     raised: list[Future[Plan]] = field(default_factory=list)
     singles: list[int] = field(default_factory=list)  # indices of the single-type variants
     single_plans: Future[list[Plan | None]] | None = None  # their plans, one task
+    # Baselines not solved here: another scenario's plan of the same baseline, whose
+    # model this one's restricts (index -> that plan, its scenario's name); and what
+    # a fallback solve needs when that plan is no answer here.
+    borrowed: dict[int, tuple[Future[Plan] | Plan, str]] = field(default_factory=dict)
+    settings: SolverSettings | None = None
+    deadline: float | None = None
+
+
+# Baselines are shared between scenarios only where building a model is quick: the
+# parent builds each rent-only and buy-only model once more to compare them.
+SHARE_BUILD_S = 2.0
+
+
+@dataclass
+class SharedBaselines:
+    """The rent-only and buy-only baselines submitted so far in a run, with their models' shapes.
+
+    A later scenario's baseline whose model is one of these with more limits
+    (:func:`optimizer.model.restriction.restricts`: a capex budget adds a row
+    to the rent-only model, a power price for owned GPUs changes nothing there)
+    borrows that plan instead of a solve of its own
+    (:func:`optimizer.check.baselines.borrowed_plan`).
+    """
+
+    seen: list[tuple[str, str, Any, Future[Plan] | Plan]] = field(default_factory=list)
+
+    def shape(self, variant: Any) -> Any:
+        from optimizer.model.build import build_model
+        from optimizer.model.restriction import model_shape
+
+        return model_shape(build_model(variant.scenario, variant.estimates).problem)
+
+    def source_for(self, variant: Any, shape: Any) -> tuple[Future[Plan] | Plan, str] | None:
+        from optimizer.model.restriction import restricts
+
+        for baseline, name, other, plan in self.seen:
+            if baseline == variant.baseline and restricts(shape, other):
+                return plan, name
+        return None
 
 
 # Without --time-limit the extras together get as long as the plans took, and at least this.
@@ -166,6 +205,7 @@ def submit_extras(
     start: dict[str, float],
     settings: SolverSettings,
     deadline: float | None = None,
+    shared: SharedBaselines | None = None,
 ) -> Extras:
     """Every solve the plan's extras need: rent only, the single types, buy only, the shadow prices."""
     from optimizer.check.baselines import (
@@ -191,7 +231,7 @@ def submit_extras(
 
     from optimizer.solve.interrupt import stop_requested
 
-    extras = Extras(plan)
+    extras = Extras(plan, settings=settings, deadline=deadline)
     if stop_requested() or not _worth_extras(plan):  # after a Ctrl-C: write what is known
         return extras
     extras.variants = baseline_variants(plan.scenario, plan.options)
@@ -206,8 +246,25 @@ def submit_extras(
     (rent,) = [i for i, v in enumerate(extras.variants) if v.baseline == RENT_ONLY]
     (buy,) = [i for i, v in enumerate(extras.variants) if v.baseline == BUY_ONLY]
     futures: dict[int, Future[Plan]] = {}
+    quick = plan.solver is not None and plan.solver.build_seconds <= SHARE_BUILD_S
+    sharing = shared if quick else None
+
+    def submit_or_borrow(i: int) -> None:
+        """Submit variant ``i``'s solve, unless an earlier scenario's plan may answer it."""
+        if sharing is None:
+            futures[i] = variant(i)
+            return
+        one = extras.variants[i]
+        shape = sharing.shape(one)
+        source = sharing.source_for(one, shape)
+        if source is not None:
+            extras.borrowed[i] = source
+            return
+        futures[i] = variant(i)
+        sharing.seen.append((one.baseline, plan.name, shape, futures[i]))
+
     if todo[rent]:
-        futures[rent] = variant(rent)
+        submit_or_borrow(rent)
     singles = [i for i, v in enumerate(extras.variants) if v.baseline == BEST_SINGLE_GPU]
     if any(todo[i] for i in singles):
         extras.singles = singles
@@ -220,7 +277,7 @@ def submit_extras(
             settings,
         )
     if todo[buy]:
-        futures[buy] = variant(buy)
+        submit_or_borrow(buy)
     extras.limits = binding_limits(plan.scenario, plan) if plan.status.has_plan else []
     extras.raised = [raised(limit) for limit in extras.limits]
     extras.baselines = [futures.get(i, k) for i, k in enumerate(known)]
@@ -251,8 +308,25 @@ def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
     if extras.single_plans is not None:
         for i, single in zip(extras.singles, extras.single_plans.result(), strict=True):
             plans[i] = single
+    for i, (source, name) in extras.borrowed.items():
+        plans[i] = _borrowed(extras, i, source, name)
     baselines = pick_baselines(extras.variants, plans)
     return best_known(plan, baselines), baselines
+
+
+def _borrowed(extras: Extras, i: int, source: Future[Plan] | Plan, name: str) -> Plan:
+    """Variant ``i``'s plan from scenario ``name``'s, or solved here when that is no answer."""
+    from optimizer.check.baselines import borrowed_plan, solve_variant
+
+    variant = extras.variants[i]
+    found = source.result() if isinstance(source, Future) else source
+    plan = borrowed_plan(variant, found, name)
+    if plan is not None:
+        return plan
+    assert extras.settings is not None
+    if extras.deadline is None:
+        return solve_variant(variant, extras.settings)
+    return variant_before(extras.deadline, variant, extras.settings)
 
 
 def extra_settings(settings: SolverSettings, jobs: int | None) -> tuple[int, SolverSettings]:
@@ -323,12 +397,13 @@ def solve_with_extras(
     )
     if workers > 1:
         say(quiet, f"baselines and shadow prices in {workers} processes ...")
+    shared = SharedBaselines()
     with open_executor(jobs=workers) as pool:
         in_flight: list[Extras | None] = [None] * len(scenarios)
         if plans_here:
             deadline = extras_deadline(budget, began, time.monotonic(), len(solved), len(solved))
             for i, (plan, start) in enumerate(solved):
-                in_flight[i] = submit_extras(pool, plan, start, extras, deadline)
+                in_flight[i] = submit_extras(pool, plan, start, extras, deadline, shared)
         else:
             # Side by side: each plan gets the plans' share of the budget.
             plan_settings = plans_end.settings(one_thread)
@@ -341,7 +416,9 @@ def solve_with_extras(
                 now = time.monotonic()
                 # Never earlier than an earlier plan's: the estimate only firms up.
                 deadline = max(deadline, extras_deadline(budget, began, now, done, len(scenarios)))
-                in_flight[futures[future]] = submit_extras(pool, plan, start, extras, deadline)
+                in_flight[futures[future]] = submit_extras(
+                    pool, plan, start, extras, deadline, shared
+                )
         results = [collect_extras(one) for one in in_flight if one is not None]
     plans = [plan for plan, _ in results]
     baselines = {plan.name: extra for plan, extra in results if extra}

@@ -125,22 +125,52 @@ def known_plan(variant: Variant, optimum: Plan | None) -> Plan | None:
     if optimum is None or not optimum.status.has_plan or optimum.decisions is None:
         return None
     note = "the cheapest plan itself: it already keeps to this baseline's restriction"
+    plan = _relabelled(variant, optimum, note)
+    return None if check_plan(variant.scenario, plan, variant.estimates).violations else plan
+
+
+def borrowed_plan(variant: Variant, source: Plan, source_name: str) -> Plan | None:
+    """Scenario ``source_name``'s plan of the same baseline as ``variant``'s answer, or None.
+
+    Only for a ``variant`` whose model is the source's with rows added or
+    bounds tightened (the caller checks: :func:`optimizer.model.restriction.restricts`):
+    then no plan of it is cheaper than the source's bound. A source with no
+    plan at all (infeasible) means none here either; a source plan the
+    independent checker accepts for ``variant`` is its answer, with the
+    source's status, gap and bound. Anything else (not solved, or a plan
+    that breaks an added limit): None, solve it.
+    """
+    from optimizer.check.rules import check_plan
+
+    note = (
+        f"the {variant.baseline} plan of scenario {source_name}: this scenario's "
+        f"{variant.baseline} model is that one's with more limits, and the plan keeps to them"
+    )
+    if source.status is SolveStatus.INFEASIBLE:
+        return replace(source, scenario=variant.scenario, options=variant.estimates)
+    if not source.status.has_plan or source.decisions is None:
+        return None
+    plan = _relabelled(variant, source, note)
+    return None if check_plan(variant.scenario, plan, variant.estimates).violations else plan
+
+
+def _relabelled(variant: Variant, plan: Plan, note: str) -> Plan:
+    """``plan``'s decisions as a plan of ``variant``'s scenario (to be checked there)."""
     # Rows of types and offers the variant has not are dropped; the checker
     # then finds any decision that used them.
     gpus = {g.name for g in variant.scenario.gpus}
     offers = {o.offer_id for o in variant.scenario.offers}
-    plan = replace(
-        optimum,
+    return replace(
+        plan,
         scenario=variant.scenario,
         options=variant.estimates,
-        fleet=tuple(r for r in optimum.fleet if r.gpu in gpus),
-        places=tuple(r for r in optimum.places if r.gpu in gpus),
-        assignments=tuple(r for r in optimum.assignments if r.gpu in gpus),
-        offer_use=tuple(u for u in optimum.offer_use if u.offer_id in offers),
+        fleet=tuple(r for r in plan.fleet if r.gpu in gpus),
+        places=tuple(r for r in plan.places if r.gpu in gpus),
+        assignments=tuple(r for r in plan.assignments if r.gpu in gpus),
+        offer_use=tuple(u for u in plan.offer_use if u.offer_id in offers),
         shadow_prices=(),
         diagnostics=(note,),
     )
-    return None if check_plan(variant.scenario, plan, variant.estimates).violations else plan
 
 
 def pick_baselines(variants: Sequence[Variant], plans: Sequence[Plan | None]) -> dict[str, Plan]:

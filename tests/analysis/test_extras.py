@@ -109,3 +109,52 @@ def test_rent_only_is_submitted_first_then_the_single_types_then_buy_only() -> N
     # The single types before the longest solve (buy only), so that a deadline never
     # leaves them out behind it (the company workbook's default run did).
     assert kinds == [RENT_ONLY, "single types", BUY_ONLY, "shadow price"]
+
+
+def test_a_baseline_whose_model_restricts_an_earlier_ones_borrows_its_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from optimizer.check import baselines as baselines_module
+    from optimizer.check.baselines import RENT_ONLY, baseline_variants
+    from optimizer.model.build import build_model
+    from optimizer.model.restriction import model_shape, restricts
+    from optimizer.results import SolveStatus
+
+    free = replace(rent_vs_buy(od_price=3.0), name="free")
+    # Rent only adds a capex row (it buys nothing, so the row never binds) ...
+    loose = replace(rent_vs_buy(od_price=3.0, budget_capex=1_000_000.0), name="loose")
+    # ... or a total-budget row that free's rent-only plan ($26,280) breaks: solved itself.
+    capped = replace(rent_vs_buy(od_price=3.0, budget_total=25_500.0), name="capped")
+    scenarios = [free, loose, capped]
+    solved: list[str] = []
+    real = baselines_module.solve_variant
+
+    def spy(variant: baselines_module.Variant, settings: SolverSettings) -> object:
+        solved.append(variant.scenario.name)
+        return real(variant, settings)
+
+    monkeypatch.setattr(baselines_module, "solve_variant", spy)
+    _plans, baselines = solve_with_extras(scenarios, SETTINGS, quiet=True, jobs=1)
+    assert [n for n in solved if n.endswith(f"({RENT_ONLY})")] == [
+        f"free ({RENT_ONLY})",
+        f"capped ({RENT_ONLY})",
+    ]
+    borrowed = baselines["loose"][RENT_ONLY]
+    assert borrowed.total_cost == pytest.approx(0.0 + 3.0 * 730.0 * 12, abs=CENT)
+    assert borrowed.name == f"loose ({RENT_ONLY})"
+    assert "rent only plan of scenario free" in borrowed.diagnostics[0]
+    assert baselines["capped"][RENT_ONLY].status is SolveStatus.INFEASIBLE
+    # capped's rent-only model does restrict free's: it was borrowed, refused by the
+    # checker (over the budget), and then solved.
+    shapes = [
+        model_shape(build_model(v.scenario, v.estimates).problem)
+        for v in (baseline_variants(s)[0] for s in (free, capped))
+    ]
+    assert restricts(shapes[1], shapes[0])
+    monkeypatch.setattr(baselines_module, "solve_variant", real)
+    for scenario in scenarios:
+        alone = solve_baselines(scenario, SETTINGS)
+        for name in BASELINE_NAMES:
+            ours = baselines[scenario.name][name]
+            assert ours.status is alone[name].status, (scenario.name, name)
+            assert ours.total_cost == pytest.approx(alone[name].total_cost, abs=CENT)
