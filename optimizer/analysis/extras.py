@@ -145,8 +145,9 @@ def _out_of_time(scenario: Scenario, part: str) -> Plan:
     return Plan.without_plan(scenario, SolveStatus.ERROR, (), (f"{part} not solved: {why}",), None)
 
 
-def variant_before(deadline: float, variant: Any, settings: SolverSettings) -> Plan:
-    """A baseline's plan within what is left until ``deadline`` (``time.monotonic()``).
+def variant_before(deadline: float | None, variant: Any, settings: SolverSettings) -> Plan:
+    """A baseline's plan within what is left until ``deadline`` (``time.monotonic()``; None:
+    no limit).
 
     Module-level, so that a spawned worker can run it: a worker reads the
     same clock, so a solve that waited in the queue gets only what is left.
@@ -169,17 +170,13 @@ def singles_before(
 ) -> list[Plan | None]:
     """The single-type baselines' plans, cheapest LP bound first, the hopeless ones skipped
     (:func:`optimizer.check.baselines.solve_singles`), one worker, within ``deadline``."""
-    from optimizer.check.baselines import single_type_bound, solve_singles, solve_variant
+    from optimizer.check.baselines import single_type_bound, solve_singles
     from optimizer.solve.budget import Budget
 
     def solve(variant: Any) -> Plan:
-        if deadline is None:
-            return solve_variant(variant, settings)
         return variant_before(deadline, variant, settings)
 
     def bound(variant: Any) -> float | None:
-        if deadline is None:
-            return single_type_bound(variant, settings)
         budget = Budget(None, deadline)
         return None if budget.spent() else single_type_bound(variant, budget.settings(settings))
 
@@ -187,7 +184,7 @@ def singles_before(
 
 
 def raised_before(
-    deadline: float, limit: Any, settings: SolverSettings, estimates: Any, start: Any
+    deadline: float | None, limit: Any, settings: SolverSettings, estimates: Any, start: Any
 ) -> Plan:
     """A shadow price's re-solve within what is left until ``deadline`` (as :func:`variant_before`)."""
     from optimizer.solve.budget import Budget
@@ -215,18 +212,13 @@ def submit_extras(
         baseline_variants,
         known_plan,
         needs_solving,
-        solve_variant,
     )
-    from optimizer.solve.shadow import binding_limits, solve_raised
+    from optimizer.solve.shadow import binding_limits
 
     def variant(i: int) -> Future[Plan]:
-        if deadline is None:
-            return pool.submit(solve_variant, extras.variants[i], settings)
         return pool.submit(variant_before, deadline, extras.variants[i], settings)
 
     def raised(limit: Any) -> Future[Plan]:
-        if deadline is None:
-            return pool.submit(solve_raised, limit, settings, plan.options, start)
         return pool.submit(raised_before, deadline, limit, settings, plan.options, start)
 
     from optimizer.solve.interrupt import stop_requested
@@ -316,7 +308,7 @@ def collect_extras(extras: Extras) -> tuple[Plan, dict[str, Plan]]:
 
 def _borrowed(extras: Extras, i: int, source: Future[Plan] | Plan, name: str) -> Plan:
     """Variant ``i``'s plan from scenario ``name``'s, or solved here when that is no answer."""
-    from optimizer.check.baselines import borrowed_plan, solve_variant
+    from optimizer.check.baselines import borrowed_plan
 
     variant = extras.variants[i]
     found = source.result() if isinstance(source, Future) else source
@@ -324,8 +316,6 @@ def _borrowed(extras: Extras, i: int, source: Future[Plan] | Plan, name: str) ->
     if plan is not None:
         return plan
     assert extras.settings is not None
-    if extras.deadline is None:
-        return solve_variant(variant, extras.settings)
     return variant_before(extras.deadline, variant, extras.settings)
 
 
@@ -397,7 +387,8 @@ def solve_with_extras(
     )
     if workers > 1:
         say(quiet, f"baselines and shadow prices in {workers} processes ...")
-    shared = SharedBaselines()
+    # One scenario has no other to share a baseline with: no model is built twice.
+    shared = SharedBaselines() if len(scenarios) > 1 else None
     with open_executor(jobs=workers) as pool:
         in_flight: list[Extras | None] = [None] * len(scenarios)
         if plans_here:

@@ -100,7 +100,7 @@ def test_rent_only_is_submitted_first_then_the_single_types_then_buy_only() -> N
     submit_extras(pool, plan, start, SETTINGS)  # type: ignore[arg-type]
 
     def kind(call: tuple[object, ...]) -> str:
-        fn, *args = call
+        fn, _deadline, *args = call
         if fn is singles_before:  # the single types, one task
             return "single types"
         return str(getattr(args[0], "baseline", "shadow price"))
