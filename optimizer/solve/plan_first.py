@@ -13,14 +13,20 @@ None), its cost and where it came from. Steps:
 2. fix-and-optimize from that plan (:mod:`optimizer.solve.fix_optimize`):
    6-month blocks (step 3) and pairs of GPU types with the training picks, in turn.
 
+Above ``MAX_INTEGERS`` integers the aggregated model's root alone outlasts
+the share, and so would each fix-and-optimize step: the first plan comes
+from the full model with every column of the GPU types that are no
+workload's cheapest fixed at 0 (:mod:`optimizer.model.type_choice`), and
+goes to the exact search as it is.
+
 In the race (``auto`` on two cores) the phase runs in HiGHS's thread while
 SCIP already searches the full model on the other core, and its plan goes
 to both (:func:`optimizer.solve.race._run_race`); for ``highs`` or ``scip``
 alone it runs first. The plan is only a start: the full MIP is then solved from it and reports
 its own plan, bound and gap, which the checker checks as always. When the
-phase runs (:func:`plan_first_budget`): on models with ``MIN_INTEGERS`` to
-``MAX_INTEGERS`` integers (the bundled example stays below), for a share of
-the time limit. See docs/performance.md, "Plans first".
+phase runs (:func:`plan_first_budget`): on models of ``MIN_INTEGERS``
+integers or more (the bundled example stays below), for a share of the time
+limit. See docs/performance.md, "Plans first".
 """
 
 from __future__ import annotations
@@ -38,13 +44,15 @@ import pulp
 from optimizer.currency import money_text
 from optimizer.model.aggregate import BLOCK_MONTHS, MONTHLY_UNTIL, layout_integers, tie_pairs
 from optimizer.model.built import BuiltModel
+from optimizer.model.type_choice import cheapest_types, columns_of_types
 from optimizer.results import SolverSettings
 from optimizer.solve.adapters import highs_solver
 from optimizer.solve.fix_optimize import Improved, fix_and_optimize, integer_columns, plan_of
 from optimizer.solve.warm_start import interrupt_when
 
 MIN_INTEGERS = 4000  # the bundled example has 2,969; (6, 8, 36) 4,281-5,095
-# Above, the LP relaxation alone outlasts the caps ((20, 50, 60): 100-112k).
+# Above, the LP relaxation alone outlasts the caps ((20, 50, 60): 100-112k): the
+# first plan comes from the cheapest GPU types, without fix-and-optimize.
 MAX_INTEGERS = 50_000
 AGGREGATED_SHARE = 0.3  # of the time limit
 AGGREGATED_CAP_S = 30.0  # without a limit, or at most
@@ -62,6 +70,12 @@ IMPROVE_CAP_S = 20.0
 # start (it took up to 42 s when the aggregated model gave no plan).
 RESERVE_S = 10.0
 RESERVE_PER_INTEGER_S = 0.0002
+# Beside HiGHS's search (models above MAX_INTEGERS on two cores), the phase ends
+# this long before the deadline: its plan is then compared and checked.
+BESIDE_MARGIN_S = 2.0
+# The cheapest-types restriction widens to each workload's 2, then 3 cheapest
+# types while it has no plan at all.
+CHEAPEST_WIDEN = 3
 FO_BLOCK_MONTHS = 6
 FO_BLOCK_STEP = 3
 # --coarse-after: the monthly plan is solved too, for the comparison, only on
@@ -98,19 +112,26 @@ class FirstPlan:
 
 
 def plan_first_budget(
-    time_limit: float | None, left: float | None, integers: int
+    time_limit: float | None, left: float | None, integers: int, beside: bool = False
 ) -> tuple[float, float] | None:
-    """Seconds for the aggregated solve and for fix-and-optimize, or None (phase skipped).
+    """Seconds for the first plan and for fix-and-optimize, or None (phase skipped).
 
     Their sum is the whole phase (fallback start included) and leaves the
-    full solve at least :func:`reserve_seconds` of ``left``.
+    full solve at least :func:`reserve_seconds` of ``left``. ``beside``: the
+    phase runs on a core of its own while HiGHS searches the full model
+    (:mod:`optimizer.solve.beside_phase`), so it may take all that is left
+    but :data:`BESIDE_MARGIN_S`, up to :data:`AGGREGATED_CAP_S`.
     """
-    if not MIN_INTEGERS <= integers <= MAX_INTEGERS:
+    if integers < MIN_INTEGERS:
         return None
+    improves = integers <= MAX_INTEGERS
+    if beside:
+        first = AGGREGATED_CAP_S if left is None else min(AGGREGATED_CAP_S, left - BESIDE_MARGIN_S)
+        return (first, 0.0) if first >= 1.0 else None
     if time_limit is None or left is None:
-        return AGGREGATED_CAP_S, IMPROVE_CAP_S
+        return AGGREGATED_CAP_S, IMPROVE_CAP_S if improves else 0.0
     first = min(AGGREGATED_SHARE * time_limit, AGGREGATED_CAP_S, left / 3)
-    improve = min(IMPROVE_SHARE * time_limit, IMPROVE_CAP_S, left / 4)
+    improve = min(IMPROVE_SHARE * time_limit, IMPROVE_CAP_S, left / 4) if improves else 0.0
     room = left - reserve_seconds(integers)
     if first + improve > room:
         scale = max(0.0, room) / (first + improve)
@@ -121,7 +142,7 @@ def plan_first_budget(
 def phase_may_run(built: BuiltModel) -> bool:
     """Whether ``built`` has the size the phase runs on (its time may still rule it out)."""
     integers = sum(1 for v in built.problem.variables() if v.cat == pulp.LpInteger)
-    return MIN_INTEGERS <= integers <= MAX_INTEGERS
+    return integers >= MIN_INTEGERS
 
 
 def reserve_seconds(integers: int) -> float:
@@ -136,6 +157,7 @@ def plan_first(
     should_stop: Stop = never,
     budget: tuple[float, float] | None = None,
     on_plan: Callable[[dict[str, float]], None] | None = None,
+    beside: bool = False,
 ) -> FirstPlan | None:
     """A plan of ``built``'s full model to start the exact search from, or None (phase skipped).
 
@@ -151,7 +173,7 @@ def plan_first(
     integers = [v for v in variables if v.cat == pulp.LpInteger]
     if budget is None:
         left = None if deadline is None else deadline - time.perf_counter()
-        budget = plan_first_budget(settings.time_limit, left, len(integers))
+        budget = plan_first_budget(settings.time_limit, left, len(integers), beside)
     if budget is None:
         return None
     started = time.perf_counter()
@@ -161,6 +183,16 @@ def plan_first(
     integer_cols = [column[v.name] for v in integers]
     first_until = _until(started + budget[0], deadline)
     patience_until = started + AGGREGATED_PATIENCE * budget[0]
+    if len(integers) > MAX_INTEGERS:
+        values, cost, source = _cheapest_types(
+            highs, built, column, first_until, should_stop, patience_until
+        )
+        found_at = time.perf_counter() - started
+        if values is not None and on_plan is not None:
+            on_plan({v.name: values[v.index] for v in variables})
+        if values is None or cost is None:
+            return FirstPlan(None, None, source, found_at)
+        return FirstPlan({v.name: values[v.index] for v in variables}, cost, source, found_at)
     values, cost, source = _aggregated(
         highs, built, column, first_until, should_stop, patience_until
     )
@@ -309,13 +341,6 @@ def _aggregated(
     """
     import numpy as np
 
-    def close_enough(data_out: Any) -> bool:
-        return (
-            time.perf_counter() >= patience_until
-            and math.isfinite(data_out.mip_primal_bound)
-            and data_out.mip_gap <= AGGREGATED_GAP
-        )
-
     pairs = tie_pairs(built, MONTHLY_UNTIL, BLOCK_MONTHS)
     copy = _copy(highs)
     n = len(pairs)
@@ -324,11 +349,65 @@ def _aggregated(
         index = np.array([column[name] for pair in pairs for name in pair], dtype=np.int32)
         value = np.tile(np.array([1.0, -1.0]), n)
         copy.addRows(n, np.zeros(n), np.zeros(n), 2 * n, starts, index, value)
-    found = _solve(copy, until, should_stop, close_enough)
+    found = _solve(copy, until, should_stop, _close_enough(patience_until))
     if found is None:
         status = copy.modelStatusToString(copy.getModelStatus())
         return None, None, f"aggregated model: {status}"
     return found[1], found[0], "the aggregated model"
+
+
+def _close_enough(patience_until: float) -> Callable[[Any], bool]:
+    """Whether a search's plan is within AGGREGATED_GAP of its bound, after its patience."""
+
+    def close_enough(data_out: Any) -> bool:
+        return (
+            time.perf_counter() >= patience_until
+            and math.isfinite(data_out.mip_primal_bound)
+            and data_out.mip_gap <= AGGREGATED_GAP
+        )
+
+    return close_enough
+
+
+def _cheapest_types(
+    highs: Any,
+    built: BuiltModel,
+    column: dict[str, int],
+    until: float,
+    should_stop: Stop,
+    patience_until: float,
+) -> tuple[list[float] | None, float | None, str]:
+    """The best plan within ``until`` of the full model on each workload's cheapest GPU type
+    (:func:`optimizer.model.type_choice.cheapest_types`), every other type's columns fixed
+    at 0: a plan of the full model at the same cost. Where that has no plan (a capped
+    offer, a latency target), each workload's two cheapest, then three. (columns, cost,
+    source or why none)."""
+    import highspy
+    import numpy as np
+
+    columns = columns_of_types(built)
+    types = len(built.scenario.gpus)
+    why = "every type is some workload's cheapest"
+    for per_workload in range(1, CHEAPEST_WIDEN + 1):
+        kept = cheapest_types(built, per_workload)
+        others = sorted(
+            {column[v.name] for gpu, cols in columns.items() if gpu not in kept for v in cols}
+        )
+        if not others:
+            break
+        cheapest = "cheapest GPU type" if per_workload == 1 else f"{per_workload} cheapest types"
+        source = f"each workload's {cheapest} ({len(kept)} of {types} types)"
+        copy = _copy(highs)
+        zeros = np.zeros(len(others))
+        copy.changeColsBounds(len(others), np.array(others, dtype=np.int32), zeros, zeros)
+        found = _solve(copy, until, should_stop, _close_enough(patience_until))
+        if found is not None:
+            return found[1], found[0], source
+        status = copy.getModelStatus()
+        why = f"{source}: {copy.modelStatusToString(status)}"
+        if status != highspy.HighsModelStatus.kInfeasible:
+            break  # out of time, or stopped: a wider restriction would not fare better
+    return None, None, why
 
 
 def _solver_first(highs: Any, until: float, should_stop: Stop) -> tuple[float, list[float]] | None:

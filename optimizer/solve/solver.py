@@ -38,6 +38,7 @@ from optimizer.solve.assemble import _plan_from_solution
 from optimizer.solve.cores import usable_cores
 from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
 from optimizer.solve.plan_first import (
+    MAX_INTEGERS,
     FirstPlan,
     Phase,
     monthly_optimum,
@@ -118,7 +119,8 @@ def solve_scenario(
         monthly_cost = monthly_optimum(built, settings, deadline)
         tie_blocks(built, coarse_after)
     elif start is None and settings.solver in PLAN_FIRST_SOLVERS and phase_may_run(built):
-        phase = _phase(built, settings, deadline, should_stop or stop_requested, found)
+        beside = settings.solver in ("auto", "highs") and _huge(built.problem, settings)
+        phase = _phase(built, settings, deadline, should_stop or stop_requested, found, beside)
     run = run_solver(
         built.problem, settings, deadline=deadline, start=start, picks=picks, phase=phase
     )
@@ -187,6 +189,10 @@ def run_solver(
         solver = "race" if _cores_for_race(settings) else "highs"
     if solver == "cbc":
         return _run_cbc(problem, settings, started, deadline)
+    if phase is not None and not start and solver in ("race", "highs") and _huge(problem, settings):
+        from optimizer.solve.beside_phase import run_beside_phase
+
+        return run_beside_phase(problem, settings, started, deadline, phase)
     if phase is not None and solver in ("highs", "scip") and not start:
         start = phase(never, lambda _plan: None)
     if solver == "scip":
@@ -212,20 +218,27 @@ def _phase(
     deadline: float | None,
     should_stop: Callable[[], bool],
     found: list[FirstPlan],
+    beside: bool = False,
 ) -> Phase:
     """The plan-first phase of ``built``, for :func:`run_solver` to run where it fits.
 
     Called with the race's "stop" (SCIP may prove the plan while the phase
     runs); keeps what the phase gave in ``found`` and says it on stderr.
     """
-    # In the race it has HiGHS's core (one thread); SCIP has the other.
-    one_thread = replace(settings, threads=1) if settings.solver == "auto" else settings
+    # In the race it has HiGHS's core (one thread); SCIP has the other. Beside
+    # HiGHS's search (models above MAX_INTEGERS) it has a core of its own.
+    one_thread = replace(settings, threads=1) if settings.solver == "auto" or beside else settings
 
     def run(
         race_stop: Callable[[], bool], early: Callable[[dict[str, float]], None]
     ) -> dict[str, float] | None:
         first = plan_first(
-            built, one_thread, deadline, lambda: race_stop() or should_stop(), on_plan=early
+            built,
+            one_thread,
+            deadline,
+            lambda: race_stop() or should_stop(),
+            on_plan=early,
+            beside=beside,
         )
         if first is None:
             return None
@@ -235,6 +248,13 @@ def _phase(
         return first.values
 
     return run
+
+
+def _huge(problem: pulp.LpProblem, settings: SolverSettings) -> bool:
+    """Too large for the race, with two cores for HiGHS and the phase side by side
+    (:mod:`optimizer.solve.beside_phase`)."""
+    integers = sum(1 for v in problem.variables() if v.cat == pulp.LpInteger)
+    return integers > MAX_INTEGERS and _cores_for_race(settings)
 
 
 # Solvers the plan-first phase starts: those that take a first plan.

@@ -239,7 +239,8 @@ def test_the_phase_runs_on_large_models_only_within_its_share() -> None:
     assert pf.phase_may_run(build_model(company, tuple(estimate_pairs(company))))  # 5,023
     assert not pf.phase_may_run(_built())  # (6, 5, 12): below MIN_INTEGERS
     assert plan_first_budget(None, None, pf.MIN_INTEGERS - 1) is None
-    assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) is None
+    # Above MAX_INTEGERS: a first plan from the cheapest GPU types, no fix-and-optimize.
+    assert plan_first_budget(None, None, pf.MAX_INTEGERS + 1) == (pf.AGGREGATED_CAP_S, 0.0)
     assert plan_first_budget(None, None, pf.MIN_INTEGERS) == (
         pf.AGGREGATED_CAP_S,
         pf.IMPROVE_CAP_S,

@@ -1,0 +1,231 @@
+"""Models above MAX_INTEGERS: a first plan on each workload's cheapest GPU types, beside HiGHS.
+
+The restriction only fixes the other types' columns at 0, so its plan must
+be a plan of the full model at the cost it reports: the tests force the
+beside-the-phase path on small models (thresholds patched), make HiGHS's own
+search give nothing, and check the phase's plan with the independent checker
+on the enumerated and random cases; unpatched, the answer is the full optimum.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pulp
+import pytest
+
+from benchmarks.synthetic import synthetic_scenario
+from optimizer.check.rules import check_plan
+from optimizer.domain import OfferOption, Scenario
+from optimizer.estimate.pairs import estimate_pairs
+from optimizer.model.build import build_model
+from optimizer.model.type_choice import cheapest_types, columns_of_types, hourly_price
+from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve import beside_phase
+from optimizer.solve import plan_first as pf
+from optimizer.solve.adapters import HighsOutcome
+from optimizer.solve.solver import solve_scenario
+from tests.random_scenarios import random_scenario
+from tests.test_optimality import ALL, IDS
+
+CENT = 0.005
+HIGHS = SolverSettings(solver="highs", threads=1)
+AUTO = SolverSettings(solver="auto")
+
+
+def _force_beside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every model is "huge" and has two cores: the phase runs beside HiGHS's search."""
+    monkeypatch.setattr(pf, "MIN_INTEGERS", 0)
+    monkeypatch.setattr(pf, "MAX_INTEGERS", -1)
+    monkeypatch.setattr("optimizer.solve.solver.MAX_INTEGERS", -1)
+    monkeypatch.setattr("optimizer.solve.solver._cores_for_race", lambda _settings: True)
+
+
+def _highs_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    nothing = HighsOutcome(SolveStatus.ERROR, None, None, "Interrupted by user")
+    monkeypatch.setattr(beside_phase, "highs_outcome", lambda _highs, _integers: nothing)
+
+
+def _restricted(scenario: Scenario, estimates: tuple[PairEstimate, ...]) -> tuple[str, ...] | None:
+    """The kept types when they are fewer than the scenario's (a real restriction), else None."""
+    built = build_model(scenario, estimates)
+    kept = cheapest_types(built)
+    others = [g for g in columns_of_types(built) if g not in kept]
+    return kept if others else None
+
+
+def _phase_alone(
+    scenario: Scenario, estimates: tuple[PairEstimate, ...] | None
+) -> tuple[list[float] | None, float | None, str]:
+    built = build_model(scenario, estimates or tuple(estimate_pairs(scenario)))
+    highs = pf._highs_of(built.problem, HIGHS)
+    column = {v.name: v.index for v in built.problem.variables()}
+    return pf._cheapest_types(highs, built, column, math.inf, pf.never, math.inf)
+
+
+def _phase_plan_checked(
+    scenario: Scenario, estimates: tuple[PairEstimate, ...] | None
+) -> Plan | None:
+    plan = solve_scenario(scenario, AUTO, estimates)
+    if plan.status is SolveStatus.ERROR:
+        # No plan on the cheapest types, nor on the 2 or 3 cheapest: only an infeasible
+        # restriction may leave the phase without one.
+        _values, _cost, why = _phase_alone(scenario, estimates)
+        assert why.endswith("Infeasible"), why
+        return None
+    assert plan.status is SolveStatus.TIME_LIMIT, plan.diagnostics
+    assert plan.solver is not None and plan.solver.name == beside_phase.NAME
+    report = check_plan(scenario, plan, None if estimates is None else list(estimates))
+    assert report.violations == [], "\n".join(report.violations)
+    assert plan.total_cost is not None
+    assert math.isclose(report.total_cost, plan.total_cost, abs_tol=CENT)
+    # The types of the restriction that gave the plan (widened where the narrower had none).
+    _values, _cost, source = _phase_alone(scenario, estimates)
+    per_workload = 1 if "cheapest GPU type" in source else int(source.split("'s ")[1].split()[0])
+    kept = cheapest_types(
+        build_model(scenario, estimates or tuple(estimate_pairs(scenario))), per_workload
+    )
+    assert plan.decisions is not None
+    gpu_of = {o.offer_id: o.gpu for o in scenario.all_offers}
+    d = plan.decisions
+    used = {gpu_of[o] for (o, _t), n in {**d.purchases, **d.reservations}.items() if n > 0}
+    used |= {key[1] for key, n in d.replicas.items() if n > 0}
+    used |= {key[1] for key, hours in d.work.items() if hours > 1e-9}
+    assert used <= set(kept)
+    return plan
+
+
+@pytest.mark.parametrize("case", ALL, ids=IDS)
+def test_an_enumerated_case_on_its_cheapest_types_is_a_checked_plan_never_below_the_optimum(
+    case, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_optimality import enumerated
+
+    if _restricted(case.scenario, case.estimates) is None:
+        pytest.skip("every GPU type is some workload's cheapest: nothing to restrict")
+    _force_beside(monkeypatch)
+    _highs_finds_nothing(monkeypatch)
+    plan = _phase_plan_checked(case.scenario, case.estimates)
+    best = enumerated(case.name)
+    if plan is not None and best is not None:
+        assert plan.total_cost is not None
+        assert plan.total_cost >= best.total_cost - CENT
+
+
+def test_enough_enumerated_cases_have_types_to_leave_out_and_a_plan_there() -> None:
+    restricted = [c for c in ALL if _restricted(c.scenario, c.estimates) is not None]
+    planned = [c for c in restricted if _phase_alone(c.scenario, c.estimates)[0] is not None]
+    assert len(restricted) >= 20 and len(planned) >= 15
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_random_scenario_on_its_cheapest_types_is_a_checked_plan(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = random_scenario(seed)
+    estimates = tuple(estimate_pairs(scenario))
+    if _restricted(scenario, estimates) is None:
+        pytest.skip("every GPU type is some workload's cheapest")
+    optimum = solve_scenario(scenario, HIGHS, estimates)
+    _force_beside(monkeypatch)
+    _highs_finds_nothing(monkeypatch)
+    plan = _phase_plan_checked(scenario, estimates)
+    if plan is not None and optimum.total_cost is not None:
+        assert plan.total_cost is not None and plan.total_cost >= optimum.total_cost - CENT
+
+
+def test_beside_the_phase_the_answer_is_the_full_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    plain = solve_scenario(s, HIGHS)
+    _force_beside(monkeypatch)
+    calls: list[object] = []
+    real = pf._cheapest_types
+
+    def spy(*args: object) -> object:
+        found = real(*args)  # type: ignore[arg-type]
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(pf, "_cheapest_types", spy)
+    for solver in ("auto", "highs"):
+        plan = solve_scenario(s, replace(AUTO, solver=solver))
+        assert plan.status is SolveStatus.OPTIMAL
+        assert plan.solver is not None and plan.solver.name == beside_phase.NAME
+        assert plan.total_cost == pytest.approx(plain.total_cost, abs=CENT)
+        assert check_plan(s, plan).violations == []
+    assert len(calls) == 2
+
+
+def test_the_cheapest_types_plan_keeps_every_row_and_leaves_the_other_types_at_zero() -> None:
+    s = synthetic_scenario(6, 5, 12, 2)
+    built = build_model(s, tuple(estimate_pairs(s)))
+    kept = cheapest_types(built)
+    assert 0 < len(kept) < len(s.gpus)
+    highs = pf._highs_of(built.problem, HIGHS)
+    column = {v.name: v.index for v in built.problem.variables()}
+    values, cost, source = pf._cheapest_types(highs, built, column, math.inf, pf.never, math.inf)
+    assert values is not None and cost is not None
+    assert source == f"each workload's cheapest GPU type ({len(kept)} of 6 types)"
+    for var in built.problem.variables():
+        var.varValue = values[var.index]
+    assert [row.name for row in built.problem.constraints() if not row.valid(1e-5)] == []
+    assert all(var.valid(1e-6) for var in built.problem.variables())
+    assert pulp.value(built.problem.objective) == pytest.approx(cost, abs=CENT)
+    for gpu, cols in columns_of_types(built).items():
+        if gpu not in kept:
+            assert all(abs(values[v.index]) <= 1e-9 for v in cols), gpu
+
+
+def _priced(scenario: Scenario, gpu: str, factor: float) -> Scenario:
+    offers = tuple(
+        replace(o, price=o.price * factor) if o.gpu == gpu else o for o in scenario.offers
+    )
+    return replace(scenario, offers=offers)
+
+
+def test_a_type_far_cheaper_than_the_rest_is_every_workloads_choice() -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    # G03 (80 GB, 312 TFLOPS) holds every workload; at a hundredth of its prices it wins each.
+    cheap = _priced(s, "G03", 0.01)
+    built = build_model(cheap, tuple(estimate_pairs(cheap)))
+    assert {w for (w, g), pair in built.estimates.items() if g == "G03" and pair.allowed} == {
+        w.name for w in cheap.workloads
+    }
+    assert cheapest_types(built) == ("G03",)
+    # Dearer by a hundred: no workload's choice.
+    dear = _priced(s, "G03", 100.0)
+    assert "G03" not in cheapest_types(build_model(dear, tuple(estimate_pairs(dear))))
+
+
+def test_types_with_gpus_in_the_fleet_are_always_kept() -> None:
+    from optimizer.inputs.load import load_input
+    from tests.paths import ROOT
+
+    company = load_input(ROOT / "benchmarks" / "company.xlsx", []).scenarios[0]
+    built = build_model(company, tuple(estimate_pairs(company)))
+    fleet_types = {row.gpu for row in company.fleet}
+    assert fleet_types and fleet_types <= set(cheapest_types(built))
+
+
+def test_a_purchase_is_priced_over_its_depreciation_with_its_power() -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    gpu = s.gpus[0]
+    buy = next(o for o in s.offers if o.gpu == gpu.name and o.option is OfferOption.BUY)
+    a = s.assumptions
+    hours = a.depreciation_months * a.hours_per_month * a.max_utilization
+    power = (gpu.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
+    assert hourly_price(buy, gpu, s) == pytest.approx(buy.price / hours + power)
+    spot = replace(buy, option=OfferOption.SPOT, price=1.0)
+    assert hourly_price(spot, gpu, s) == pytest.approx(1.0 / a.spot_efficiency)
+
+
+def test_beside_the_phase_it_may_take_what_is_left_but_a_margin() -> None:
+    huge = pf.MAX_INTEGERS + 1
+    assert pf.plan_first_budget(None, None, huge, beside=True) == (pf.AGGREGATED_CAP_S, 0.0)
+    assert pf.plan_first_budget(60.0, 40.0, huge, beside=True) == (pf.AGGREGATED_CAP_S, 0.0)
+    assert pf.plan_first_budget(60.0, 12.0, huge, beside=True) == (12.0 - pf.BESIDE_MARGIN_S, 0.0)
+    assert pf.plan_first_budget(60.0, 2.5, huge, beside=True) is None
+    # Not beside (one core): the reserve for the full solve as before, and no fix-and-optimize.
+    first, improve = pf.plan_first_budget(60.0, 57.0, huge) or (0.0, 0.0)
+    assert improve == 0.0 and first <= 57.0 - pf.reserve_seconds(huge) + 1e-9
