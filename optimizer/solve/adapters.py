@@ -24,7 +24,7 @@ from typing import Any
 import pulp
 
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve.progress import _Progress
+from optimizer.solve.progress import HighsPlans, _Progress
 
 # A plan counts as proven cheapest when no plan can be cheaper by more than
 # half a cent (the solver's absolute gap); --gap adds a relative tolerance.
@@ -224,7 +224,8 @@ def _run_highs(
     kinds = highspy.cb.HighsCallbackType
     # Always a callback: it is where a Ctrl-C (optimizer.solve.interrupt) stops
     # the search, and where Python gets to run its signal handler at all.
-    extra["callbackTuple"] = (_stoppable(settings), None)
+    plans = HighsPlans()
+    extra["callbackTuple"] = (_stoppable(settings, plans), None)
     extra["callbacksToActivate"] = [
         kinds.kCallbackMipInterrupt,
         kinds.kCallbackMipImprovingSolution,
@@ -233,6 +234,7 @@ def _run_highs(
     solver.createAndConfigureSolver(problem)
     solver.buildSolverModel(problem)
     highs = problem.solverModel
+    plans.watch(highs)
     tune_for_size(problem, highs)
     if not start:
         from optimizer.solve.warm_start import maybe_warm_start
@@ -270,14 +272,15 @@ def _run_highs(
     )
 
 
-def _stoppable(settings: SolverSettings) -> Any:
-    """HiGHS's callback: progress lines when asked for, and a stop on Ctrl-C."""
+def _stoppable(settings: SolverSettings, plans: HighsPlans | None = None) -> Any:
+    """HiGHS's callback: progress lines when asked for (plan costs from ``plans``), and a
+    stop on Ctrl-C."""
     import highspy
 
     from optimizer.solve.interrupt import stop_requested
 
     interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
-    progress = _Progress(settings.currency) if settings.progress else None
+    progress = _Progress(settings.currency, plans) if settings.progress else None
 
     def callback(kind: Any, message: str, data_out: Any, data_in: Any, user: Any) -> None:
         if progress is not None:

@@ -59,11 +59,54 @@ class ProgressLine:
         return False
 
 
+class HighsPlans:
+    """The cost of HiGHS's best plan, recomputed from the columns of each plan it reports.
+
+    HiGHS 1.16, given a first plan, reports plan costs from its presolved
+    model, and they can be wrong: s20-50-60-1's first plan, which costs
+    $495,969.75, came back as $494,225.88 in every callback and in its final
+    objective. The columns its improving-plan callback hands over are the
+    original model's, so their cost is exact. Until :meth:`watch` has the
+    model, HiGHS's own figure stands.
+    """
+
+    def __init__(self) -> None:
+        self.costs: Any = None
+        self.offset = 0.0
+        self.best = math.inf
+
+    def watch(self, highs: Any) -> None:
+        import numpy as np
+
+        lp = highs.getLp()
+        self.costs = np.asarray(lp.col_cost_, dtype=float)
+        self.offset = float(lp.offset_)
+
+    def plan(self, improving: bool, data_out: Any) -> float:
+        """The best plan's cost after this callback (``improving``: it hands a new plan)."""
+        if self.costs is None:
+            return float(data_out.mip_primal_bound)
+        if improving:
+            import numpy as np
+
+            columns = np.asarray(data_out.mip_solution, dtype=float)
+            if columns.shape == self.costs.shape:
+                self.best = min(self.best, self.offset + float(self.costs @ columns))
+        return self.best
+
+
 class _Progress:
     """HiGHS's callback (through PuLP's ``callbackTuple``) feeding a :class:`ProgressLine`."""
 
-    def __init__(self, currency: str) -> None:
+    def __init__(self, currency: str, plans: HighsPlans | None = None) -> None:
         self.line = ProgressLine(currency)
+        self.plans = plans
 
-    def __call__(self, _kind: Any, _message: str, data_out: Any, _data_in: Any, _user: Any) -> None:
-        self.line.report(data_out.mip_primal_bound, data_out.mip_dual_bound)
+    def __call__(self, kind: Any, _message: str, data_out: Any, _data_in: Any, _user: Any) -> None:
+        import highspy
+
+        improving = kind == highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
+        plan = data_out.mip_primal_bound
+        if self.plans is not None:
+            plan = self.plans.plan(improving, data_out)
+        self.line.report(plan, data_out.mip_dual_bound)

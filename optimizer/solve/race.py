@@ -44,7 +44,7 @@ from optimizer.solve.adapters import (
 )
 from optimizer.solve.interrupt import stop_requested
 from optimizer.solve.plan_first import Phase
-from optimizer.solve.progress import ProgressLine, finite
+from optimizer.solve.progress import HighsPlans, ProgressLine, finite
 from optimizer.solve.scip import (
     REPORT_EVERY_S,
     add_scip_start,
@@ -146,6 +146,8 @@ def _run_race(
     one_thread = replace(settings, threads=1)
 
     interrupt = highspy.cb.HighsCallbackType.kCallbackMipInterrupt
+    improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
+    plans = HighsPlans()  # HiGHS's plans at their real cost: the race decides on them
 
     def highs_callback(kind: Any, _message: str, data_out: Any, data_in: Any, _user: Any) -> None:
         # HiGHS asks whether to stop thousands of times a second; most answers
@@ -154,7 +156,8 @@ def _run_race(
             if race.stop.is_set() or stop_requested():
                 data_in.user_interrupt = True
             return
-        stop = race.report(HIGHS, data_out.mip_primal_bound, data_out.mip_dual_bound)
+        plan = plans.plan(kind == improving, data_out)
+        stop = race.report(HIGHS, plan, data_out.mip_dual_bound)
         if (stop or stop_requested()) and kind == interrupt:
             data_in.user_interrupt = True
 
@@ -167,6 +170,7 @@ def _run_race(
     hsolver.createAndConfigureSolver(problem)
     hsolver.buildSolverModel(problem)
     highs = problem.solverModel
+    plans.watch(highs)
     tune_for_size(problem, highs)
     scip = build_scip_model(problem, settings)
     handed: list[dict[str, float]] = []  # the phase's plans, for SCIP to take in its thread

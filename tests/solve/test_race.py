@@ -131,3 +131,30 @@ def test_a_solver_that_fails_in_the_race_leaves_the_other_ones_plan(
     assert plan.status is SolveStatus.OPTIMAL
     assert plan.solver is not None and plan.solver.name == "HiGHS (raced with SCIP)"
     assert plan.total_cost == pytest.approx(25_000.0 + 3.15 * 270 * 12, abs=0.005)
+
+
+def test_highs_plans_are_costed_from_their_columns_not_from_highs_figure() -> None:
+    """HiGHS 1.16 given a first plan reported s20-50-60-1's $495,969.75 plan as $494,225.88
+    (its presolved model's figure); the race and the progress lines cost the columns."""
+    from types import SimpleNamespace
+
+    import highspy
+    import numpy as np
+
+    from optimizer.solve.progress import HighsPlans
+
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    # min 3 x + 5 y + 7 (offset), 0 <= x, y <= 10
+    highs.addVars(2, np.array([0.0, 0.0]), np.array([10.0, 10.0]))
+    highs.changeColsCost(2, np.array([0, 1], dtype=np.int32), np.array([3.0, 5.0]))
+    highs.changeObjectiveOffset(7.0)
+    plans = HighsPlans()
+    wrong = SimpleNamespace(mip_primal_bound=1.0, mip_solution=[2.0, 1.0])
+    assert plans.plan(True, wrong) == 1.0  # before it watches a model: HiGHS's figure
+    plans.watch(highs)
+    assert plans.plan(False, wrong) == math.inf  # no plan handed over yet
+    assert plans.plan(True, wrong) == pytest.approx(3 * 2 + 5 * 1 + 7)
+    dearer = SimpleNamespace(mip_primal_bound=0.5, mip_solution=[4.0, 4.0])
+    assert plans.plan(True, dearer) == pytest.approx(18.0)  # the best so far stays
+    assert plans.plan(False, dearer) == pytest.approx(18.0)
