@@ -29,6 +29,18 @@ def big_input(path: Path | None, _names: Sequence[str] = ()) -> LoadedInput:
     return LoadedInput(scenarios=(scenario,), files=files)
 
 
+def force_beside_phase() -> None:
+    """Env ``GPUMIX_BESIDE=1``: every model counts as above ``MAX_INTEGERS``, so that a
+    (10, 20, 36) model runs HiGHS beside the plan-first phase (``optimizer.solve.beside_phase``)."""
+    import optimizer.solve.plan_first
+    import optimizer.solve.solver
+
+    optimizer.solve.plan_first.MAX_INTEGERS = 0
+    optimizer.solve.solver.MAX_INTEGERS = 0  # type: ignore[misc]
+
+
 if __name__ == "__main__":
     optimizer.inputs.load.load_input = big_input  # type: ignore[assignment]
+    if os.environ.get("GPUMIX_BESIDE") == "1":
+        force_beside_phase()
     sys.exit(main(sys.argv[1:]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 import pulp
 import pytest
@@ -102,8 +103,8 @@ RESTRICTED = [c for c in ALL if _restricted(c.scenario, c.estimates) is not None
 
 @pytest.mark.parametrize("case", RESTRICTED, ids=[c.name for c in RESTRICTED])
 def test_an_enumerated_case_on_its_cheapest_types_is_a_checked_plan_never_below_the_optimum(
-    case, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    case: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.test_optimality import enumerated
 
     _force_beside(monkeypatch)

@@ -39,9 +39,9 @@ def _texts(path: Path, sheet: str) -> str:
     return "\n".join(str(c) for row in rows for c in row if c is not None)
 
 
-def _start(tmp_path: Path) -> subprocess.Popen[str]:
+def _start(tmp_path: Path, **extra_env: str) -> subprocess.Popen[str]:
     (tmp_path / "big.xlsx").touch()  # named, never read: the big model is made in memory
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **extra_env}
     return subprocess.Popen(
         [*COMMAND, "--output", str(tmp_path / "out.xlsx")],
         cwd=tmp_path,
@@ -86,6 +86,26 @@ def test_the_first_sigint_writes_the_best_plan_checked_and_stopped_by_the_user(
     summary = _texts(tmp_path / "out.xlsx", "Summary")
     assert "was stopped by the user (Ctrl-C) before proving the plan optimal: proven gap" in summary
     assert ", stopped by the user (Ctrl-C)" in _texts(tmp_path / "out.xlsx", "Audit")
+
+
+def test_the_first_sigint_beside_the_phase_writes_the_best_plan_of_either(
+    tmp_path: Path,
+) -> None:
+    # Above MAX_INTEGERS HiGHS searches beside the plan-first phase (no race); both stop.
+    process = _start(tmp_path, GPUMIX_BESIDE="1")
+    try:
+        _wait_for_a_plan(process.stderr)
+        process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = process.communicate(timeout=STOP_MARGIN_S + 60)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert took < STOP_MARGIN_S, took
+    assert "synthetic-10x20x36-s1: time_limit, total cost $" in out
+    audit = _texts(tmp_path / "out.xlsx", "Audit")
+    assert "HiGHS (beside its plan-first phase), stopped by the user (Ctrl-C)" in audit
 
 
 def test_a_second_sigint_aborts_at_once_with_exit_130(tmp_path: Path) -> None:
