@@ -306,13 +306,38 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
             v.index = i  # what building HiGHS's model sets
 
     monkeypatch.setattr(pf, "_highs_of", highs_of)
+
+    def no_cheapest_plan(_h: object, _b: object, _c: object, until: float, *_r: object) -> object:
+        given["cheapest types"] = until  # infeasible at once: the clock stands
+        return None, None, "each workload's cheapest GPU type (1 of 6 types): Infeasible"
+
     monkeypatch.setattr(pf, "_aggregated", aggregated)
+    monkeypatch.setattr(pf, "_cheapest_types", no_cheapest_plan)
     monkeypatch.setattr(pf, "_solver_first", solver_first)
     monkeypatch.setattr(pf, "fix_and_optimize", improve)
     monkeypatch.setattr(pf, "neighbourhoods", lambda *_a: [])
     found = plan_first(built, HIGHS, deadline=1060.0, budget=(18.0, 15.0))
     assert found is not None and found.cost == 500.0 and found.source == "HiGHS's first plan"
-    assert given == {"aggregated": 1018.0, "fallback": 1027.0, "improve": 1033.0}
+    assert given == {
+        "aggregated": 1018.0,
+        "cheapest types": 1027.0,
+        "fallback": 1027.0,
+        "improve": 1033.0,
+    }
+
+    # The cheapest types give a plan: it is the first plan, HiGHS's own is not sought.
+    def cheapest_plan(_h: object, _b: object, _c: object, until: float, *_r: object) -> object:
+        given["cheapest types"] = until
+        clock[0] = until - 4.0
+        return [0.0] * n, 450.0, "each workload's cheapest GPU type (2 of 6 types)"
+
+    clock[0] = 1000.0
+    given.clear()
+    monkeypatch.setattr(pf, "_cheapest_types", cheapest_plan)
+    found = plan_first(built, HIGHS, deadline=1060.0, budget=(18.0, 15.0))
+    assert found is not None and found.cost == 450.0
+    assert found.source == "each workload's cheapest GPU type (2 of 6 types)"
+    assert given == {"aggregated": 1018.0, "cheapest types": 1027.0, "improve": 1033.0}
 
 
 def test_the_progress_line_says_what_each_phase_gave() -> None:
