@@ -7,9 +7,10 @@ None), its cost and where it came from. Steps:
 
 1. the aggregated model (:mod:`optimizer.model.aggregate`: layout integers
    tied in quarters after month 12), solved under a capped share of the
-   budget; if it gives no plan in time, HiGHS's own first plan of the full
-   model (a short run stopped at its first plan, taken from the phase's
-   total: the full solve keeps :func:`reserve_seconds`);
+   budget; if it gives no plan in time, the full model on each workload's
+   cheapest GPU types (below), else HiGHS's own first plan of the full
+   model (a short run stopped at its first plan), both taken from the
+   phase's total: the full solve keeps :func:`reserve_seconds`;
 2. fix-and-optimize from that plan (:mod:`optimizer.solve.fix_optimize`):
    6-month blocks (step 3) and pairs of GPU types with the training picks, in turn.
 
