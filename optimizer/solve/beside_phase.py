@@ -38,7 +38,7 @@ from optimizer.solve.adapters import (
 )
 from optimizer.solve.interrupt import stop_requested
 from optimizer.solve.plan_first import Phase
-from optimizer.solve.progress import ProgressLine
+from optimizer.solve.progress import HighsPlans, ProgressLine
 from optimizer.solve.race import proven
 from optimizer.solve.scip import relative_gap
 
@@ -58,12 +58,15 @@ def run_beside_phase(
     one_thread = replace(settings, threads=1)
     kinds = highspy.cb.HighsCallbackType
     interrupt = kinds.kCallbackMipInterrupt
+    improving = kinds.kCallbackMipImprovingSolution
+    plans = HighsPlans()  # HiGHS's plans at their real cost
     phase_best = [math.inf]  # the phase's cheapest plan so far, for the progress line
     progress = ProgressLine(settings.currency) if settings.progress else None
 
     def callback(kind: Any, _message: str, data_out: Any, data_in: Any, _user: Any) -> None:
         if progress is not None:
-            progress.report(min(data_out.mip_primal_bound, phase_best[0]), data_out.mip_dual_bound)
+            plan = min(plans.plan(kind == improving, data_out), phase_best[0])
+            progress.report(plan, data_out.mip_dual_bound)
         if kind == interrupt and stop_requested():
             data_in.user_interrupt = True
 
@@ -73,11 +76,12 @@ def run_beside_phase(
     solver = highs_solver(
         one_thread,
         callbackTuple=(callback, None),
-        callbacksToActivate=[interrupt, kinds.kCallbackMipImprovingSolution],
+        callbacksToActivate=[interrupt, improving],
     )
     solver.createAndConfigureSolver(problem)
     solver.buildSolverModel(problem)
     highs = problem.solverModel  # the phase builds its own model; this one stays HiGHS's
+    plans.watch(highs)
     tune_for_size(problem, highs)
     limit_from_now(deadline, highs=highs)
     found: list[dict[str, float] | None] = []
@@ -116,7 +120,6 @@ def _outcome(
     integers: bool,
 ) -> SolverRun:
     """The cheaper of HiGHS's plan and the phase's, with HiGHS's bound."""
-    variables = problem.variables()
     own = highs_plan_cost(highs) if outcome.plan is not None else math.inf
     phase_cost = math.inf if phase_plan is None else _cost(problem, phase_plan)
     seconds = time.perf_counter() - started
@@ -129,8 +132,9 @@ def _outcome(
         assign_highs_values(problem, highs)
         plan = own
     else:
-        for var in variables:
-            var.varValue = phase_plan.get(var.name, 0.0) if phase_plan is not None else None
+        assert phase_plan is not None  # its cost is finite
+        for var in problem.variables():
+            var.varValue = phase_plan.get(var.name, 0.0)
         plan = phase_cost
     bound = None if outcome.bound is None else min(outcome.bound, plan)
     optimal = bound is not None and proven(plan, bound, settings)

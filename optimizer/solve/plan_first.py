@@ -184,16 +184,21 @@ def plan_first(
     integer_cols = [column[v.name] for v in integers]
     first_until = _until(started + budget[0], deadline)
     patience_until = started + AGGREGATED_PATIENCE * budget[0]
+
+    def by_name(columns: list[float]) -> dict[str, float]:
+        return {v.name: columns[v.index] for v in variables}
+
     if len(integers) > MAX_INTEGERS:
         values, cost, source = _cheapest_types(
             highs, built, column, first_until, should_stop, patience_until
         )
         found_at = time.perf_counter() - started
-        if values is not None and on_plan is not None:
-            on_plan({v.name: values[v.index] for v in variables})
         if values is None or cost is None:
             return FirstPlan(None, None, source, found_at)
-        return FirstPlan({v.name: values[v.index] for v in variables}, cost, source, found_at)
+        plan = by_name(values)
+        if on_plan is not None:
+            on_plan(plan)
+        return FirstPlan(plan, cost, source, found_at)
     values, cost, source = _aggregated(
         highs, built, column, first_until, should_stop, patience_until
     )
@@ -214,10 +219,6 @@ def plan_first(
     seconds = time.perf_counter() - started
     if values is None or cost is None:
         return FirstPlan(None, None, source, seconds)
-
-    def by_name(columns: list[float]) -> dict[str, float]:
-        return {v.name: columns[v.index] for v in variables}
-
     if on_plan is not None:
         on_plan(by_name(values))
     improve_until = _until(time.perf_counter() + budget[1], phase_end)
