@@ -170,7 +170,9 @@ def plan_first(
     them to SCIP, which is already searching).
     """
     problem = built.problem
-    variables = problem.variables()
+    # A list of its own: PuLP's problem.variables() re-sorts one shared list in
+    # place, and another thread reading it meanwhile sees it cut short.
+    variables = list(problem.variables())
     integers = [v for v in variables if v.cat == pulp.LpInteger]
     if budget is None:
         left = None if deadline is None else deadline - time.perf_counter()

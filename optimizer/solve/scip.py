@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pulp
@@ -142,13 +142,19 @@ def add_scip_start(problem: pulp.LpProblem, model: Any, start: dict[str, float])
 
 
 def try_scip_plan(
-    problem: pulp.LpProblem, model: Any, values: dict[str, float], heur: Any = None
+    variables: Sequence[pulp.LpVariable], model: Any, values: dict[str, float], heur: Any = None
 ) -> bool:
-    """Offer SCIP a whole plan by variable name during its search; whether SCIP kept it."""
+    """Offer SCIP a whole plan by variable name during its search; whether SCIP kept it.
+
+    ``variables``: the problem's, listed before any thread started. PuLP's
+    ``problem.variables()`` sorts its live list in place, and a thread that
+    reads that list meanwhile sees it cut short (a plan of 9,138 of 25,226
+    columns was handed on that way).
+    """
     # In the original space: during the search createSol's values are the
     # transformed problem's, and SCIP refuses original variables there.
     plan = model.createOrigSol(heur)
-    for var in problem.variables():
+    for var in variables:
         model.setSolVal(plan, var.solverVar, values.get(var.name, 0.0))
     return bool(model.trySol(plan, printreason=False, free=True))
 
@@ -167,11 +173,13 @@ def include_handed_plans(
     """
     from pyscipopt import SCIP_HEURTIMING, SCIP_RESULT, Heur
 
+    variables = tuple(problem.variables())  # here, before the threads: see try_scip_plan
+
     class HandedPlans(Heur):
         def heurexec(self, heurtiming: Any, nodeinfeasible: bool) -> dict[str, Any]:
             found = False
             while handed:
-                found = try_scip_plan(problem, self.model, handed.pop(0), self) or found
+                found = try_scip_plan(variables, self.model, handed.pop(0), self) or found
             return {"result": SCIP_RESULT.FOUNDSOL if found else SCIP_RESULT.DIDNOTFIND}
 
     model.includeHeur(

@@ -10,6 +10,7 @@ on the enumerated and random cases; unpatched, the answer is the full optimum.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -231,3 +232,37 @@ def test_beside_the_phase_it_may_take_what_is_left_but_a_margin() -> None:
     # Not beside (one core): the reserve for the full solve as before, and no fix-and-optimize.
     first, improve = pf.plan_first_budget(60.0, 57.0, huge) or (0.0, 0.0)
     assert improve == 0.0 and first <= 57.0 - pf.reserve_seconds(huge) + 1e-9
+
+
+def test_while_the_phase_runs_only_its_thread_lists_the_problems_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PuLP's problem.variables() re-sorts one list in place; a thread reading it meanwhile
+    sees it cut short (under load a plan of 9,138 of 25,226 columns came back, costed
+    $132,835.01, and the checker refused it). So beside the phase, the solve's own thread
+    leaves the problem alone until the phase has ended."""
+    import threading
+
+    s = synthetic_scenario(6, 5, 12, 1)
+    built = build_model(s, tuple(estimate_pairs(s)))
+    clashes: list[str] = []
+    real_variables = built.problem.variables
+
+    def variables() -> list[pulp.LpVariable]:
+        phase_alive = any(t.name == "gpumix-phase" for t in threading.enumerate())
+        if phase_alive and threading.current_thread().name != "gpumix-phase":
+            clashes.append(threading.current_thread().name)
+        return real_variables()
+
+    monkeypatch.setattr(built.problem, "variables", variables)
+
+    def phase(stop: object, on_plan: object) -> dict[str, float] | None:
+        time.sleep(1.0)  # still running when HiGHS's search of this small model has ended
+        found = pf.plan_first(built, HIGHS, budget=(5.0, 0.0))
+        return None if found is None else found.values
+
+    monkeypatch.setattr(pf, "MIN_INTEGERS", 0)
+    monkeypatch.setattr(pf, "MAX_INTEGERS", -1)
+    run = beside_phase.run_beside_phase(built.problem, AUTO, time.perf_counter(), None, phase)
+    assert run.status is SolveStatus.OPTIMAL
+    assert clashes == []

@@ -387,13 +387,24 @@ def test_the_race_runs_the_phase_beside_scip_and_hands_scip_its_plan(
     taken: list[tuple[str, bool]] = []
     real = scip.try_scip_plan
 
-    def spy(problem: pulp.LpProblem, model: object, values: dict[str, float], heur: object) -> bool:
-        kept = real(problem, model, values, heur)
+    def spy(variables: object, model: object, values: dict[str, float], heur: object) -> bool:
+        kept = real(variables, model, values, heur)  # type: ignore[arg-type]
         taken.append((threading.current_thread().name, kept))
         return kept
 
     monkeypatch.setattr(scip, "try_scip_plan", spy)
+    # PuLP's problem.variables() re-sorts one list in place: SCIP's thread must not call it
+    # while the phase's thread reads it (a plan came back cut short that way).
+    listed_by: set[str] = set()
+    real_variables = built.problem.variables
+
+    def variables() -> list[pulp.LpVariable]:
+        listed_by.add(threading.current_thread().name)
+        return real_variables()
+
+    monkeypatch.setattr(built.problem, "variables", variables)
     raced = run_solver(built.problem, SolverSettings(solver="race"), phase=phase)
+    assert "gpumix-run_scip" not in listed_by
     assert threads_seen == [("gpumix-run_highs", True)]
     # In SCIP's own thread, in the order given; SCIP refuses the infeasible one.
     assert taken == [("gpumix-run_scip", False), ("gpumix-run_scip", True)]
