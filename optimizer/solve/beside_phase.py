@@ -124,7 +124,10 @@ def _outcome(
 ) -> SolverRun:
     """The cheaper of HiGHS's plan and the phase's, with HiGHS's bound."""
     own = highs_plan_cost(highs) if outcome.plan is not None else math.inf
-    phase_cost = math.inf if phase_plan is None else _cost(problem, phase_plan)
+    whole = phase_plan is not None and len(phase_plan) == len(problem.variables())
+    # A plan that names fewer columns than the model has is no plan (its missing
+    # columns would read as 0): the answer is then HiGHS's alone.
+    phase_cost = _cost(problem, phase_plan) if whole and phase_plan is not None else math.inf
     seconds = time.perf_counter() - started
     version = highs.version()
     if not (math.isfinite(own) or math.isfinite(phase_cost)):

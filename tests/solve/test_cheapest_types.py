@@ -266,3 +266,16 @@ def test_while_the_phase_runs_only_its_thread_lists_the_problems_variables(
     run = beside_phase.run_beside_phase(built.problem, AUTO, time.perf_counter(), None, phase)
     assert run.status is SolveStatus.OPTIMAL
     assert clashes == []
+
+
+def test_a_phase_plan_that_names_too_few_columns_is_no_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = synthetic_scenario(6, 5, 12, 1)
+    built = build_model(s, tuple(estimate_pairs(s)))
+    _highs_finds_nothing(monkeypatch)
+    cut_short = {v.name: 0.0 for v in built.problem.variables()[:100]}  # costs next to nothing
+    run = beside_phase.run_beside_phase(
+        built.problem, AUTO, time.perf_counter(), None, lambda _stop, _on: cut_short
+    )
+    assert run.status is SolveStatus.ERROR and run.gap is None
