@@ -15,8 +15,9 @@ the pair estimates, without an LP:
   replica over the tokens per second it serves, at its cheapest width;
 
 where a type's hourly price is the least of its offers': on-demand and
-reserved at their price, a purchase spread over ``depreciation_months`` of
-``max_utilization`` hours plus its power, spot at its price over
+reserved at their price, a purchase (server share, maintenance and rack space
+included) spread over ``depreciation_months`` of ``max_utilization`` hours
+plus its power, spot at its price over
 ``spot_efficiency`` (spot only where the type has nothing else). Types with
 GPUs in the Fleet are always kept: their GPUs exist whatever the plan.
 """
@@ -30,16 +31,21 @@ import pulp
 
 from optimizer.domain import Gpu, Offer, OfferOption, Scenario
 from optimizer.model.built import BuiltModel
+from optimizer.model.costs import colocation_per_month, energy_cost_per_hour, maintenance_per_month
 from optimizer.results import PairEstimate
 
 
 def hourly_price(offer: Offer, gpu: Gpu, scenario: Scenario) -> float:
-    """What one GPU-hour of ``offer`` costs, a purchase spread over its depreciation."""
+    """What one GPU-hour of ``offer`` costs: a purchase (with its server share) and its
+    maintenance and rack space spread over the hours it works in ``depreciation_months``,
+    plus its power (the model's own cost terms, :mod:`optimizer.model.costs`)."""
     a = scenario.assumptions
     if offer.option is OfferOption.BUY:
-        hours = a.depreciation_months * a.hours_per_month * a.max_utilization
-        power = (gpu.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
-        return offer.price / hours + power
+        months = a.depreciation_months
+        worked = months * a.hours_per_month * a.max_utilization
+        upfront = offer.price + gpu.node_price / max(gpu.max_per_node, 1)
+        upkeep = maintenance_per_month(offer, a) + colocation_per_month(gpu.tdp_w or 0.0, a)
+        return (upfront + upkeep * months) / worked + energy_cost_per_hour(gpu, a)
     if offer.option is OfferOption.SPOT:
         return offer.price / a.spot_efficiency
     return offer.price

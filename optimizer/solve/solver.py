@@ -115,14 +115,21 @@ def solve_scenario(
     if coarse_after is None and scenario.assumptions.coarse_after_month is not None:
         coarse_after = int(scenario.assumptions.coarse_after_month)
     monthly_cost: float | None = None
+    beside = False
     if coarse_after is not None:
         monthly_cost = monthly_optimum(built, settings, deadline)
         tie_blocks(built, coarse_after)
     elif start is None and settings.solver in PLAN_FIRST_SOLVERS and phase_may_run(built):
-        beside = settings.solver in ("auto", "highs") and _huge(built.problem, settings)
+        beside = settings.solver != "scip" and _huge(built.problem, settings)
         phase = _phase(built, settings, deadline, should_stop or stop_requested, found, beside)
     run = run_solver(
-        built.problem, settings, deadline=deadline, start=start, picks=picks, phase=phase
+        built.problem,
+        settings,
+        deadline=deadline,
+        start=start,
+        picks=picks,
+        phase=phase,
+        beside=beside,
     )
     first = found[0] if found else None
     if first is not None and settings.progress:
@@ -161,6 +168,7 @@ def run_solver(
     highs_options: dict[str, Any] | None = None,
     *,
     phase: Phase | None = None,
+    beside: bool = False,
 ) -> SolverRun:
     """Solve ``problem`` in place with the solver ``settings`` name; map the outcome.
 
@@ -177,6 +185,9 @@ def run_solver(
     large time-limited models (:mod:`optimizer.solve.warm_start`).
     ``highs_options`` are HiGHS options for this solve when HiGHS alone solves
     it (the futures' two-stage solve sets its own search options).
+    ``beside`` (a model above ``MAX_INTEGERS`` on two cores, decided with the
+    phase): HiGHS searches beside the phase instead
+    (:mod:`optimizer.solve.beside_phase`).
     """
     started = time.perf_counter()
     if deadline is None and settings.time_limit is not None:
@@ -189,7 +200,7 @@ def run_solver(
         solver = "race" if _cores_for_race(settings) else "highs"
     if solver == "cbc":
         return _run_cbc(problem, settings, started, deadline)
-    if phase is not None and not start and solver in ("race", "highs") and _huge(problem, settings):
+    if beside and phase is not None and not start:
         from optimizer.solve.beside_phase import run_beside_phase
 
         return run_beside_phase(problem, settings, started, deadline, phase)

@@ -215,10 +215,17 @@ def test_a_purchase_is_priced_over_its_depreciation_with_its_power() -> None:
     s = synthetic_scenario(6, 5, 12, 1)
     gpu = s.gpus[0]
     buy = next(o for o in s.offers if o.gpu == gpu.name and o.option is OfferOption.BUY)
-    a = s.assumptions
-    hours = a.depreciation_months * a.hours_per_month * a.max_utilization
+    # A server of 8 at $40,000, rack space at $184 per kW a month: every cost term counts.
+    gpu = replace(gpu, node_price=40_000.0, max_per_node=8)
+    a = replace(s.assumptions, colocation_per_kw_month=184.0)
+    s = replace(s, assumptions=a)
+    worked = a.depreciation_months * a.hours_per_month * a.max_utilization
+    upfront = buy.price + 40_000.0 / 8
+    maintenance = a.maintenance_per_year / 12 * buy.price
+    rack = (gpu.tdp_w or 0.0) / 1000 * 184.0
     power = (gpu.tdp_w or 0.0) / 1000 * a.pue * a.electricity_per_kwh
-    assert hourly_price(buy, gpu, s) == pytest.approx(buy.price / hours + power)
+    expected = (upfront + (maintenance + rack) * a.depreciation_months) / worked + power
+    assert hourly_price(buy, gpu, s) == pytest.approx(expected)
     spot = replace(buy, option=OfferOption.SPOT, price=1.0)
     assert hourly_price(spot, gpu, s) == pytest.approx(1.0 / a.spot_efficiency)
 
