@@ -131,9 +131,17 @@ class HighsOutcome:
     """What a finished HiGHS run holds: status, best plan's cost, proven bound, raw status."""
 
     status: SolveStatus
-    plan: float | None
+    plan: float | None  # recomputed from the plan's columns, not HiGHS's own figure
     bound: float | None
     raw: str
+    # HiGHS's objective value was not its plan's cost (see highs_outcome)
+    misreported: bool = False
+
+    @property
+    def false_optimum(self) -> bool:
+        """HiGHS stopped as "optimal" at a plan whose cost it misjudged: no proof, and
+        a search that ended early (given a first plan, it may stop at that plan)."""
+        return self.misreported and self.raw == "Optimal"
 
 
 # Below this many integers (the bundled example's 2,969; the plan-first phase
@@ -155,16 +163,38 @@ def tune_for_size(problem: pulp.LpProblem, highs: Any) -> None:
 
 
 def highs_outcome(highs: Any, has_integers: bool) -> HighsOutcome:
-    """Read status, plan and bound from HiGHS's own model status and info."""
+    """Read status, plan and bound from HiGHS's own model status and info.
+
+    The plan's cost is recomputed from its columns. HiGHS 1.16, given a
+    first plan, can misjudge its cost after presolve (a plan of $3,620
+    "feasible in the reduced space: objective value is 300"; on (20, 50, 60)
+    $494,225.88 for a $495,969.75 plan) and then stop at it as "optimal",
+    pruning with a value below its real cost. Its bound stays a bound (a node
+    is pruned only where its LP bound passes that value), but such an
+    "optimal" is no proof: it reads as a stop at the limit, and whether the
+    bound proves the plan is judged from the recomputed cost.
+    """
     model_status = highs.getModelStatus()
     hinfo = highs.getInfo()
     has_incumbent = int(hinfo.primal_solution_status) == 2  # kSolutionStatusFeasible
     status = _solve_status(model_status, None, None, has_incumbent)
-    plan = float(hinfo.objective_function_value) if status.has_plan else None
+    plan = highs_plan_cost(highs) if status.has_plan else None
     bound = float(hinfo.mip_dual_bound) if math.isfinite(hinfo.mip_dual_bound) else None
+    reported = float(hinfo.objective_function_value)
+    misreported = plan is not None and abs(plan - reported) > 1e-6 * max(1.0, abs(plan))
+    if misreported and status is SolveStatus.OPTIMAL and has_integers:
+        status = SolveStatus.TIME_LIMIT
     if status is SolveStatus.OPTIMAL and not has_integers:
         bound = plan  # a pure LP: its optimum is its own bound
-    return HighsOutcome(status, plan, bound, highs.modelStatusToString(model_status))
+    raw = highs.modelStatusToString(model_status)
+    return HighsOutcome(status, plan, bound, raw, misreported)
+
+
+def relative_gap(plan: float | None, bound: float | None) -> float | None:
+    """HiGHS's convention ``(plan - bound) / plan``, never below 0; None when unknown."""
+    if plan is None or bound is None:
+        return None
+    return max(0.0, plan - bound) / max(abs(plan), 1e-9)
 
 
 def time_left(deadline: float | None) -> float | None:
@@ -249,10 +279,10 @@ def _run_highs(
     status = outcome.status
     if status.has_plan:
         assign_highs_values(problem, highs)
-        if start and not _objective_agrees(problem, outcome.plan):
-            # HiGHS 1.16, given a first plan, can report it "optimal" at a cost
-            # that is not its cost (seen where presolve empties a small model):
-            # solve again without it, within what is left of the limit.
+        if start and outcome.false_optimum:
+            # HiGHS 1.16, given a first plan, can stop at it as "optimal" at a
+            # cost that is not its cost (highs_outcome): solve again without
+            # it, within what is left of the limit.
             return _run_highs(problem, settings, started, deadline, options=options)
     seconds = time.perf_counter() - started
     hinfo = highs.getInfo()
@@ -260,7 +290,8 @@ def _run_highs(
     if status is SolveStatus.OPTIMAL:
         gap = float(hinfo.mip_gap) if integers else 0.0
     elif status is SolveStatus.TIME_LIMIT:
-        gap = float(hinfo.mip_gap) if math.isfinite(hinfo.mip_gap) else None
+        # From the recomputed cost: HiGHS's own gap uses its objective value.
+        gap = relative_gap(outcome.plan, outcome.bound) if integers else None
     return SolverRun(
         status=status,
         gap=gap,
@@ -289,14 +320,6 @@ def _stoppable(settings: SolverSettings, plans: HighsPlans | None = None) -> Any
             data_in.user_interrupt = True
 
     return callback
-
-
-def _objective_agrees(problem: pulp.LpProblem, reported: float | None) -> bool:
-    """HiGHS's objective value equals the objective recomputed at the plan it returned."""
-    value = pulp.value(problem.objective)
-    if reported is None or value is None:
-        return False
-    return abs(float(value) - reported) <= 1e-6 * max(1.0, abs(reported))
 
 
 def _set_start(problem: pulp.LpProblem, highs: Any, start: dict[str, float]) -> None:

@@ -31,7 +31,6 @@ from optimizer.solve.adapters import (
     _message,
     assign_highs_values,
     highs_outcome,
-    highs_plan_cost,
     highs_solver,
     limit_from_now,
     tune_for_size,
@@ -123,7 +122,7 @@ def _outcome(
     integers: bool,
 ) -> SolverRun:
     """The cheaper of HiGHS's plan and the phase's, with HiGHS's bound."""
-    own = highs_plan_cost(highs) if outcome.plan is not None else math.inf
+    own = outcome.plan if outcome.plan is not None else math.inf
     whole = phase_plan is not None and len(phase_plan) == len(problem.variables())
     # A plan that names fewer columns than the model has is no plan (its missing
     # columns would read as 0): the answer is then HiGHS's alone.

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from optimizer.solve.highs_copy import copy_of, plan_of, start_from
 from optimizer.solve.warm_start import _fix, _free, interrupt_when
 
 STEP_S = 3.0  # at most per sub-MIP (the study's measured setting)
@@ -51,14 +52,8 @@ def fix_and_optimize(
 
     ``on_improved`` sees each cheaper plan (every column's value) as it is found.
     """
-    import highspy
-    import numpy as np
-
-    copy = highspy.Highs()
-    copy.passOptions(highs.getOptions())
-    copy.setOptionValue("output_flag", False)
-    model = highs.getModel()
-    copy.passModel(model)
+    copy = copy_of(highs)
+    model = copy.getModel()
     step_until = [until]
     interrupt_when(copy, lambda: time.perf_counter() >= step_until[0] or should_stop())
     whole = set(integers)
@@ -75,14 +70,13 @@ def fix_and_optimize(
         _name, free = neighbourhoods[n % len(neighbourhoods)]
         n += 1
         _free(copy, model, list(free))
-        all_cols = np.arange(len(best), dtype=np.int32)
-        copy.setSolution(len(best), all_cols, np.array(best, dtype=np.float64))
+        start_from(copy, best)
         step_until[0] = min(until, now + step_s)
         copy.setOptionValue("time_limit", max(0.05, step_until[0] - now))
         copy.run()
         steps += 1
         found = plan_of(copy, model, whole)
-        if found is not None and found[0] < best_cost - _tolerance(best_cost):
+        if found is not None and found[0] < best_cost - min_saving(best_cost):
             best_cost, best = found
             improvements += 1
             if on_improved is not None:
@@ -94,30 +88,6 @@ def fix_and_optimize(
     return Improved(best, best_cost, steps, improvements)
 
 
-def plan_of(highs: Any, model: Any, integers: set[int]) -> tuple[float, list[float]] | None:
-    """The plan ``highs`` holds (cost, columns with integers rounded), or None.
-
-    The cost is recomputed from the columns: HiGHS 1.16, given a first plan,
-    can report an objective value that is not its plan's (a sub-MIP said
-    $169,416.52 of a plan that costs $209,794.02).
-    """
-    if int(highs.getInfo().primal_solution_status) != 2:  # kSolutionStatusFeasible
-        return None
-    values = list(highs.getSolution().col_value)
-    for col in integers:
-        values[col] = float(round(values[col]))
-    lp = model.lp_
-    return float(lp.offset_ + sum(c * x for c, x in zip(lp.col_cost_, values, strict=True))), values
-
-
-def _tolerance(cost: float) -> float:
+def min_saving(cost: float) -> float:
     """A cheaper plan must save more than this (a cent, or a millionth of the cost)."""
     return max(0.01, 1e-6 * abs(cost))
-
-
-def integer_columns(model: Any) -> list[int]:
-    """Indices of the integer columns of a HiGHS model."""
-    import highspy
-
-    integer = highspy.HighsVarType.kInteger
-    return [col for col, kind in enumerate(model.lp_.integrality_) if kind == integer]

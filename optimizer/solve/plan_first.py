@@ -45,11 +45,11 @@ import pulp
 from optimizer.currency import money_text
 from optimizer.model.aggregate import BLOCK_MONTHS, MONTHLY_UNTIL, layout_integers, tie_pairs
 from optimizer.model.built import BuiltModel
-from optimizer.model.type_choice import cheapest_types, columns_of_types
 from optimizer.results import SolverSettings
 from optimizer.solve.adapters import highs_solver
-from optimizer.solve.fix_optimize import Improved, fix_and_optimize, integer_columns, plan_of
-from optimizer.solve.warm_start import interrupt_when
+from optimizer.solve.cheapest_first import TypesPlan, cheapest_types_plan, wider_types
+from optimizer.solve.fix_optimize import Improved, fix_and_optimize
+from optimizer.solve.highs_copy import Stop, copy_of, solve_until, within_gap_after
 
 MIN_INTEGERS = 4000  # the bundled example has 2,969; (6, 8, 36) 4,281-5,095
 # Above, the LP relaxation alone outlasts the caps ((20, 50, 60): 100-112k): the
@@ -74,9 +74,13 @@ RESERVE_PER_INTEGER_S = 0.0002
 # Beside HiGHS's search (models above MAX_INTEGERS on two cores), the phase ends
 # this long before the deadline: its plan is then compared and checked.
 BESIDE_MARGIN_S = 2.0
-# The cheapest-types restriction widens to each workload's 2, then 3 cheapest
-# types while it has no plan at all.
-CHEAPEST_WIDEN = 3
+# There the first plan (each workload's cheapest GPU type) gets this share of the
+# phase, the wider restrictions from it the rest: on (20, 50, 60) the cheapest
+# type's plan comes within 8-14 s, and the two cheapest types' root LP alone
+# takes about 20 s (seed 1: $495,969.75 at 7.6 s, then $414,669.57 25 s later).
+# Without a time limit the phase ends after BESIDE_CAP_S (HiGHS searches on).
+BESIDE_FIRST_SHARE = 0.4
+BESIDE_CAP_S = 120.0
 FO_BLOCK_MONTHS = 6
 FO_BLOCK_STEP = 3
 # --coarse-after: the monthly plan is solved too, for the comparison, only on
@@ -85,7 +89,6 @@ FO_BLOCK_STEP = 3
 MONTHLY_SHARE = 0.25
 MONTHLY_CAP_S = 30.0
 
-Stop = Callable[[], bool]
 # The phase as a solver runs it: given "should I stop?" and where to hand each
 # plan as it is found, its best plan by variable name (or None).
 Phase = Callable[[Stop, Callable[[dict[str, float]], None]], dict[str, float] | None]
@@ -106,6 +109,7 @@ class FirstPlan:
     improved: float | None = None  # cost after fix-and-optimize
     improve_seconds: float = 0.0  # when fix-and-optimize ended, from the phase's start
     steps: int = 0
+    improved_by: str = "fix-and-optimize"  # or "widening to each workload's 2 cheapest ..."
 
     @property
     def best(self) -> float | None:
@@ -121,14 +125,17 @@ def plan_first_budget(
     full solve at least :func:`reserve_seconds` of ``left``. ``beside``: the
     phase runs on a core of its own while HiGHS searches the full model
     (:mod:`optimizer.solve.beside_phase`), so it may take all that is left
-    but :data:`BESIDE_MARGIN_S`, up to :data:`AGGREGATED_CAP_S`.
+    but :data:`BESIDE_MARGIN_S` (:data:`BESIDE_CAP_S` without a time limit):
+    :data:`BESIDE_FIRST_SHARE` of it (at most :data:`AGGREGATED_CAP_S`) for
+    the first plan, the rest to widen it to more GPU types.
     """
     if integers < MIN_INTEGERS:
         return None
     improves = integers <= MAX_INTEGERS
     if beside:
-        first = AGGREGATED_CAP_S if left is None else min(AGGREGATED_CAP_S, left - BESIDE_MARGIN_S)
-        return (first, 0.0) if first >= 1.0 else None
+        total = BESIDE_CAP_S if left is None else left - BESIDE_MARGIN_S
+        first = min(AGGREGATED_CAP_S, BESIDE_FIRST_SHARE * total)
+        return (first, total - first) if first >= 1.0 else None
     if time_limit is None or left is None:
         return AGGREGATED_CAP_S, IMPROVE_CAP_S if improves else 0.0
     first = min(AGGREGATED_SHARE * time_limit, AGGREGATED_CAP_S, left / 3)
@@ -191,16 +198,15 @@ def plan_first(
         return {v.name: columns[v.index] for v in variables}
 
     if len(integers) > MAX_INTEGERS:
-        values, cost, source = _cheapest_types(
-            highs, built, column, first_until, should_stop, patience_until
+        return _on_cheapest_types(
+            highs,
+            built,
+            column,
+            by_name,
+            (started, first_until, patience_until, phase_end),
+            should_stop,
+            on_plan,
         )
-        found_at = time.perf_counter() - started
-        if values is None or cost is None:
-            return FirstPlan(None, None, source, found_at)
-        plan = by_name(values)
-        if on_plan is not None:
-            on_plan(plan)
-        return FirstPlan(plan, cost, source, found_at)
     values, cost, source = _aggregated(
         highs, built, column, first_until, should_stop, patience_until
     )
@@ -210,10 +216,11 @@ def plan_first(
         # (10, 20, 36), one thread, 9 s: +26.1 %, +2.1 %, +0.1 % over the best known
         # (seeds 1-3) against +101 %, +67 %, +111 % for HiGHS's first plan.
         fallback_until = _until(time.perf_counter() + budget[0] / 2, phase_end)
-        values, cost, cheapest = _cheapest_types(
+        cheapest = cheapest_types_plan(
             highs, built, column, fallback_until, should_stop, time.perf_counter()
         )
-        source = cheapest if values is not None else source
+        values, cost = cheapest.values, cheapest.cost
+        source = cheapest.source if values is not None else source
         fallback = None if values is not None else _solver_first(highs, fallback_until, should_stop)
         if fallback is not None:
             cost, values = fallback
@@ -245,6 +252,50 @@ def plan_first(
     )
 
 
+def _on_cheapest_types(
+    highs: Any,
+    built: BuiltModel,
+    column: dict[str, int],
+    by_name: Callable[[list[float]], dict[str, float]],
+    times: tuple[float, float, float, float],
+    should_stop: Stop,
+    on_plan: Callable[[dict[str, float]], None] | None,
+) -> FirstPlan:
+    """Above MAX_INTEGERS: the plan on each workload's cheapest GPU types by the first
+    deadline, then, until the phase's end, on one type more each, from that plan
+    (:mod:`optimizer.solve.cheapest_first`). ``times``: the phase's start, the first
+    plan's deadline and patience, the phase's end (on one core the first plan's
+    deadline: no time is left for more)."""
+    started, first_until, patience_until, phase_end = times
+    first = cheapest_types_plan(highs, built, column, first_until, should_stop, patience_until)
+    found_at = time.perf_counter() - started
+    if first.values is None or first.cost is None:
+        return FirstPlan(None, None, first.source, found_at)
+    if on_plan is not None:
+        on_plan(by_name(first.values))
+    wider: TypesPlan = wider_types(
+        highs,
+        built,
+        column,
+        first,
+        phase_end,
+        should_stop,
+        on_improved=None if on_plan is None else lambda columns: on_plan(by_name(columns)),
+    )
+    assert wider.values is not None  # it starts from the first plan
+    improved = wider is not first
+    return FirstPlan(
+        by_name(wider.values),
+        first.cost,
+        first.source,
+        found_at,
+        wider.cost if improved else None,
+        time.perf_counter() - started,
+        0,
+        f"widening to {wider.source}",
+    )
+
+
 def monthly_optimum(
     built: BuiltModel, settings: SolverSettings, deadline: float | None
 ) -> float | None:
@@ -262,8 +313,8 @@ def monthly_optimum(
     share = (
         MONTHLY_CAP_S if deadline is None else min(MONTHLY_CAP_S, MONTHLY_SHARE * (deadline - now))
     )
-    highs = _copy(_highs_of(problem, settings))
-    found = _solve(highs, now + share, never)
+    highs = copy_of(_highs_of(problem, settings))
+    found = solve_until(highs, now + share, never)
     if found is None or highs.modelStatusToString(highs.getModelStatus()) != "Optimal":
         return None
     return found[0]
@@ -323,16 +374,6 @@ def _highs_of(problem: pulp.LpProblem, settings: SolverSettings) -> Any:
     return problem.solverModel
 
 
-def _copy(highs: Any) -> Any:
-    import highspy
-
-    copy = highspy.Highs()
-    copy.passOptions(highs.getOptions())
-    copy.setOptionValue("output_flag", False)
-    copy.passModel(highs.getModel())
-    return copy
-
-
 def _aggregated(
     highs: Any,
     built: BuiltModel,
@@ -353,94 +394,25 @@ def _aggregated(
     import numpy as np
 
     pairs = tie_pairs(built, MONTHLY_UNTIL, BLOCK_MONTHS)
-    copy = _copy(highs)
+    copy = copy_of(highs)
     n = len(pairs)
     if n:
         starts = np.arange(0, 2 * n, 2, dtype=np.int32)
         index = np.array([column[name] for pair in pairs for name in pair], dtype=np.int32)
         value = np.tile(np.array([1.0, -1.0]), n)
         copy.addRows(n, np.zeros(n), np.zeros(n), 2 * n, starts, index, value)
-    found = _solve(copy, until, should_stop, _close_enough(patience_until))
+    found = solve_until(copy, until, should_stop, within_gap_after(patience_until, AGGREGATED_GAP))
     if found is None:
         status = copy.modelStatusToString(copy.getModelStatus())
         return None, None, f"aggregated model: {status}"
     return found[1], found[0], "the aggregated model"
 
 
-def _close_enough(patience_until: float) -> Callable[[Any], bool]:
-    """Whether a search's plan is within AGGREGATED_GAP of its bound, after its patience."""
-
-    def close_enough(data_out: Any) -> bool:
-        return (
-            time.perf_counter() >= patience_until
-            and math.isfinite(data_out.mip_primal_bound)
-            and data_out.mip_gap <= AGGREGATED_GAP
-        )
-
-    return close_enough
-
-
-def _cheapest_types(
-    highs: Any,
-    built: BuiltModel,
-    column: dict[str, int],
-    until: float,
-    should_stop: Stop,
-    patience_until: float,
-) -> tuple[list[float] | None, float | None, str]:
-    """The best plan within ``until`` of the full model on each workload's cheapest GPU type
-    (:func:`optimizer.model.type_choice.cheapest_types`), every other type's columns fixed
-    at 0: a plan of the full model at the same cost. Where that has no plan (a capped
-    offer, a latency target), each workload's two cheapest, then three. (columns, cost,
-    source or why none)."""
-    import highspy
-    import numpy as np
-
-    columns = columns_of_types(built)
-    types = len(built.scenario.gpus)
-    why = "every type is some workload's cheapest"
-    for per_workload in range(1, CHEAPEST_WIDEN + 1):
-        kept = cheapest_types(built, per_workload)
-        others = sorted(
-            {column[v.name] for gpu, cols in columns.items() if gpu not in kept for v in cols}
-        )
-        if not others:
-            break
-        cheapest = "cheapest GPU type" if per_workload == 1 else f"{per_workload} cheapest types"
-        source = f"each workload's {cheapest} ({len(kept)} of {types} types)"
-        copy = _copy(highs)
-        zeros = np.zeros(len(others))
-        copy.changeColsBounds(len(others), np.array(others, dtype=np.int32), zeros, zeros)
-        found = _solve(copy, until, should_stop, _close_enough(patience_until))
-        if found is not None:
-            return found[1], found[0], source
-        status = copy.getModelStatus()
-        why = f"{source}: {copy.modelStatusToString(status)}"
-        if status != highspy.HighsModelStatus.kInfeasible:
-            break  # out of time, or stopped: a wider restriction would not fare better
-    return None, None, why
-
-
 def _solver_first(highs: Any, until: float, should_stop: Stop) -> tuple[float, list[float]] | None:
     """HiGHS's first plan of the full model (the search stopped at it), or None."""
-    copy = _copy(highs)
+    copy = copy_of(highs)
     copy.setOptionValue("mip_max_improving_sols", 1)
-    return _solve(copy, until, should_stop)
-
-
-def _solve(
-    copy: Any, until: float, should_stop: Stop, search_done: Callable[[Any], bool] | None = None
-) -> tuple[float, list[float]] | None:
-    """Run ``copy`` until ``until``, ``should_stop()`` or ``search_done(data_out)`` (see
-    :func:`interrupt_when`); its best plan (cost, columns) or None."""
-    left = until - time.perf_counter()
-    if left <= 0.05 or should_stop():
-        return None
-    interrupt_when(copy, lambda: time.perf_counter() >= until or should_stop(), search_done)
-    copy.setOptionValue("time_limit", left)
-    copy.run()
-    model = copy.getModel()
-    return plan_of(copy, model, set(integer_columns(model)))
+    return solve_until(copy, until, should_stop)
 
 
 def _until(end: float, deadline: float | None) -> float:
@@ -457,7 +429,7 @@ def say_first_plan(found: FirstPlan, currency: str) -> str:
     )
     if found.improved is not None:
         text += (
-            f"; after fix-and-optimize {money_text(found.improved, currency)}, "
+            f"; after {found.improved_by} {money_text(found.improved, currency)}, "
             f"{found.improve_seconds:.1f} s"
         )
     return text

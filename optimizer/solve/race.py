@@ -37,7 +37,6 @@ from optimizer.solve.adapters import (
     _set_start,
     assign_highs_values,
     highs_outcome,
-    highs_plan_cost,
     highs_solver,
     limit_from_now,
     tune_for_size,
@@ -235,14 +234,8 @@ def _outcome(
 ) -> SolverRun:
     """The race's result: the cheaper plan, the higher bound, the gap between them."""
     none = HighsOutcome(SolveStatus.ERROR, None, None, "failed")
+    # Its plan's real cost (HiGHS given a first plan may misjudge it: highs_outcome).
     h = none if HIGHS in failed else highs_outcome(highs, integers)
-    if h.plan is not None:
-        # HiGHS 1.16 given a first plan may report a cost that is not its
-        # plan's (adapters._objective_agrees): the race compares real costs
-        # (only a real difference counts: equal plans keep HiGHS the winner).
-        cost = highs_plan_cost(highs)
-        if abs(cost - h.plan) > 1e-6 * max(1.0, abs(cost)):
-            h = replace(h, plan=cost)
     s_status, s_plan, s_bound = (
         (SolveStatus.ERROR, None, None) if SCIP in failed else scip_outcome(scip)
     )

@@ -17,7 +17,13 @@ from typing import Any
 import pulp
 
 from optimizer.results import SolverSettings, SolveStatus
-from optimizer.solve.adapters import PROOF_TOLERANCE_USD, SolverRun, _message, limit_from_now
+from optimizer.solve.adapters import (
+    PROOF_TOLERANCE_USD,
+    SolverRun,
+    _message,
+    limit_from_now,
+    relative_gap,
+)
 from optimizer.solve.progress import ProgressLine, finite
 
 # How often a solver's frequent callbacks hand on its best plan and bound.
@@ -193,13 +199,6 @@ def include_handed_plans(
         maxdepth=-1,
         timingmask=SCIP_HEURTIMING.BEFORENODE | SCIP_HEURTIMING.DURINGLPLOOP,
     )
-
-
-def relative_gap(plan: float | None, bound: float | None) -> float | None:
-    """HiGHS's convention ``(plan - bound) / plan``, never below 0; None when unknown."""
-    if plan is None or bound is None:
-        return None
-    return max(0.0, plan - bound) / max(abs(plan), 1e-9)
 
 
 def scip_watch(

@@ -28,6 +28,7 @@ from optimizer.model.build import build_model
 from optimizer.model.built import BuiltModel
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve import plan_first as pf
+from optimizer.solve.cheapest_first import TypesPlan
 from optimizer.solve.plan_first import FirstPlan, plan_first, plan_first_budget, say_first_plan
 from optimizer.solve.solver import solve_scenario
 from tests.random_scenarios import random_scenario
@@ -309,10 +310,10 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
 
     def no_cheapest_plan(_h: object, _b: object, _c: object, until: float, *_r: object) -> object:
         given["cheapest types"] = until  # infeasible at once: the clock stands
-        return None, None, "each workload's cheapest GPU type (1 of 6 types): Infeasible"
+        return TypesPlan(None, None, "each workload's cheapest GPU type (1 of 6 types): Infeasible")
 
     monkeypatch.setattr(pf, "_aggregated", aggregated)
-    monkeypatch.setattr(pf, "_cheapest_types", no_cheapest_plan)
+    monkeypatch.setattr(pf, "cheapest_types_plan", no_cheapest_plan)
     monkeypatch.setattr(pf, "_solver_first", solver_first)
     monkeypatch.setattr(pf, "fix_and_optimize", improve)
     monkeypatch.setattr(pf, "neighbourhoods", lambda *_a: [])
@@ -329,11 +330,11 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
     def cheapest_plan(_h: object, _b: object, _c: object, until: float, *_r: object) -> object:
         given["cheapest types"] = until
         clock[0] = until - 4.0
-        return [0.0] * n, 450.0, "each workload's cheapest GPU type (2 of 6 types)"
+        return TypesPlan([0.0] * n, 450.0, "each workload's cheapest GPU type (2 of 6 types)", 1)
 
     clock[0] = 1000.0
     given.clear()
-    monkeypatch.setattr(pf, "_cheapest_types", cheapest_plan)
+    monkeypatch.setattr(pf, "cheapest_types_plan", cheapest_plan)
     found = plan_first(built, HIGHS, deadline=1060.0, budget=(18.0, 15.0))
     assert found is not None and found.cost == 450.0
     assert found.source == "each workload's cheapest GPU type (2 of 6 types)"

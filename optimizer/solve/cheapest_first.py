@@ -1,0 +1,157 @@
+"""Plans of the full model on a few GPU types: each workload's cheapest, then one more.
+
+Takes the full model's HiGHS model and its built model; hands on
+:class:`TypesPlan`: a plan of the full model (every column's value) with
+every column of the GPU types left out fixed at 0, its cost recomputed from
+the columns, and how many types per workload were kept. Which types are a
+workload's cheapest is judged without an LP
+(:func:`optimizer.model.type_choice.cheapest_types`). Only bounds change, so
+every plan of a restriction is a plan of the full model at the same cost.
+
+Two uses: the first plan of a model above ``MAX_INTEGERS`` integers (and the
+fallback where the aggregated model gives none), and, with time left beside
+HiGHS's search, a better plan from it on each workload's one type more
+(:func:`wider_types`): on (20, 50, 60) seed 1 the cheapest type gives
+$495,969.75 within 8 s, the two cheapest from that plan $414,669.57 after
+25 s more (docs/performance.md, "Above 50,000 integers").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from optimizer.model.built import BuiltModel
+from optimizer.model.type_choice import cheapest_types, columns_of_types
+from optimizer.solve.adapters import highs_outcome
+from optimizer.solve.fix_optimize import min_saving
+from optimizer.solve.highs_copy import Stop, copy_of, solve_until, start_from, within_gap_after
+
+# While a restriction has no plan at all (a capped offer, a latency target), it
+# widens to each workload's 2, then 3 cheapest types.
+CHEAPEST_WIDEN = 3
+# A restriction's search ends at a plan proven within this gap of its own bound
+# (the aggregated model's rule): the next, wider one may then improve it.
+RESTRICTION_GAP = 0.02
+
+
+@dataclass(frozen=True)
+class TypesPlan:
+    """A plan on each workload's ``per_workload`` cheapest types (columns, cost), or why none."""
+
+    values: list[float] | None
+    cost: float | None
+    source: str  # "each workload's cheapest GPU type (2 of 20 types)", or why there is no plan
+    per_workload: int = 0
+
+
+def cheapest_types_plan(
+    highs: Any,
+    built: BuiltModel,
+    column: dict[str, int],
+    until: float,
+    should_stop: Stop,
+    patience_until: float,
+) -> TypesPlan:
+    """The best plan within ``until`` on each workload's cheapest GPU type; where that has
+    no plan, on its two cheapest, then three (:data:`CHEAPEST_WIDEN`)."""
+    import highspy
+
+    why = "every type is some workload's cheapest"
+    tried: tuple[str, ...] = ()
+    for per_workload in range(1, CHEAPEST_WIDEN + 1):
+        if cheapest_types(built, per_workload) == tried:
+            continue  # the same types again: as infeasible as before
+        tried = cheapest_types(built, per_workload)
+        restriction = _restricted(highs, built, column, per_workload)
+        if restriction is None:
+            break
+        copy, source = restriction
+        found = solve_until(
+            copy, until, should_stop, within_gap_after(patience_until, RESTRICTION_GAP)
+        )
+        if found is not None:
+            return TypesPlan(found[1], found[0], source, per_workload)
+        status = copy.getModelStatus()
+        why = f"{source}: {copy.modelStatusToString(status)}"
+        if status != highspy.HighsModelStatus.kInfeasible:
+            break  # out of time, or stopped: a wider restriction would not fare better
+    return TypesPlan(None, None, why)
+
+
+def wider_types(
+    highs: Any,
+    built: BuiltModel,
+    column: dict[str, int],
+    first: TypesPlan,
+    until: float,
+    should_stop: Stop,
+    on_improved: Callable[[list[float]], None] | None = None,
+) -> TypesPlan:
+    """From ``first``'s plan, each workload's one more type, then one more, until ``until``:
+    the cheapest plan found (``first`` when none is cheaper).
+
+    Each wider restriction starts from the best plan so far, so it can only
+    improve on it; it ends at its deadline or at a plan within
+    :data:`RESTRICTION_GAP` of its own bound, and the next one goes on.
+    """
+    best = first
+    tried = cheapest_types(built, first.per_workload)
+    # A workload runs on only so many types: past that, one more per workload may keep
+    # the same types, and the count of types bounds the loop.
+    for per_workload in range(first.per_workload + 1, len(built.scenario.gpus) + 1):
+        if best.values is None or best.cost is None:
+            break
+        if time.perf_counter() >= until - 0.1 or should_stop():
+            break
+        if cheapest_types(built, per_workload) == tried:
+            continue
+        restriction = _restricted(highs, built, column, per_workload)
+        if restriction is None:
+            break  # every type kept: that is the full model, which HiGHS searches already
+        copy, source = restriction
+        tried = cheapest_types(built, per_workload)
+        start_from(copy, best.values)
+        found = solve_until(
+            copy, until, should_stop, within_gap_after(time.perf_counter(), RESTRICTION_GAP)
+        )
+        if found is not None and highs_outcome(copy, True).false_optimum:
+            # HiGHS 1.16 stopped at the start it misjudged: the same types without it.
+            copy = _restricted(highs, built, column, per_workload)[0]  # type: ignore[index]
+            found = solve_until(
+                copy, until, should_stop, within_gap_after(time.perf_counter(), RESTRICTION_GAP)
+            )
+        if found is not None and found[0] < best.cost - min_saving(best.cost):
+            cost, values = found
+            best = TypesPlan(values, cost, source, per_workload)
+            if on_improved is not None:
+                on_improved(values)
+    return best
+
+
+def _restricted(
+    highs: Any, built: BuiltModel, column: dict[str, int], per_workload: int
+) -> tuple[Any, str] | None:
+    """A copy of ``highs`` with every column of the types that are none of a workload's
+    ``per_workload`` cheapest fixed at 0, and what it keeps; None when it keeps every type."""
+    import numpy as np
+
+    kept = cheapest_types(built, per_workload)
+    others = sorted(
+        {
+            column[v.name]
+            for gpu, cols in columns_of_types(built).items()
+            if gpu not in kept
+            for v in cols
+        }
+    )
+    if not others:
+        return None
+    copy = copy_of(highs)
+    zeros = np.zeros(len(others))
+    copy.changeColsBounds(len(others), np.array(others, dtype=np.int32), zeros, zeros)
+    cheapest = "cheapest GPU type" if per_workload == 1 else f"{per_workload} cheapest types"
+    types = len(built.scenario.gpus)
+    return copy, f"each workload's {cheapest} ({len(kept)} of {types} types)"
