@@ -17,8 +17,9 @@ None), its cost and where it came from. Steps:
 Above ``MAX_INTEGERS`` integers the aggregated model's root alone outlasts
 the share, and so would each fix-and-optimize step: the first plan comes
 from the full model with every column of the GPU types that are no
-workload's cheapest fixed at 0 (:mod:`optimizer.model.type_choice`), and
-goes to the exact search as it is.
+workload's cheapest fixed at 0 (:mod:`optimizer.model.type_choice`); beside
+HiGHS's search it is then widened to each workload's two cheapest types,
+and so on, in the time left (:mod:`optimizer.solve.cheapest_first`).
 
 In the race (``auto`` on two cores) the phase runs in HiGHS's thread while
 SCIP already searches the full model on the other core, and its plan goes
