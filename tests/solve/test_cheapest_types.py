@@ -148,8 +148,8 @@ def test_beside_the_phase_the_answer_is_the_full_optimum(monkeypatch: pytest.Mon
     _force_beside(monkeypatch)
     calls: list[TypesPlan] = []
 
-    def spy(*args: Any) -> TypesPlan:
-        calls.append(cheapest_types_plan(*args))
+    def spy(*args: Any, **kwargs: Any) -> TypesPlan:
+        calls.append(cheapest_types_plan(*args, **kwargs))
         return calls[-1]
 
     monkeypatch.setattr(pf, "cheapest_types_plan", spy)
@@ -463,3 +463,48 @@ def test_a_start_highs_misjudges_is_no_proof_and_the_restriction_is_solved_again
     assert outcome.status is SolveStatus.TIME_LIMIT
     assert outcome.plan == pytest.approx(3_620.0, abs=CENT)
     assert wide.cost == pytest.approx(825.0, abs=CENT)
+
+
+def test_beside_the_phase_the_first_restriction_searches_on_unless_near_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cheapest type's search may run to the phase's end; after its share it is handed
+    on to widening only when within WIDEN_GAP of its bound (a fake clock, no solver)."""
+    from optimizer.solve import cheapest_first
+
+    clock = [1000.0]
+    given: dict[str, float] = {}
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock[0]
+
+    def first_plan(*args: Any, widen_from: float = math.inf) -> TypesPlan:
+        until, patience = args[3], args[5]
+        given.update(until=until, patience=patience, widen_from=widen_from)
+        return TypesPlan([0.0] * n, 500.0, "each workload's cheapest GPU type (1 of 6 types)", 1)
+
+    def widen(*args: Any, **_kw: Any) -> TypesPlan:
+        given["wider until"] = args[4]
+        return args[3]  # type: ignore[no-any-return]
+
+    scenario = synthetic_scenario(6, 5, 12, 2)
+    built = build_model(scenario, tuple(estimate_pairs(scenario)))
+    n = len(built.problem.variables())
+    monkeypatch.setattr(pf, "time", FakeTime)
+    monkeypatch.setattr(pf, "MAX_INTEGERS", -1)
+    monkeypatch.setattr(pf, "_highs_of", lambda problem, _s: None)
+    monkeypatch.setattr(pf, "cheapest_types_plan", first_plan)
+    monkeypatch.setattr(pf, "wider_types", widen)
+    for i, v in enumerate(built.problem.variables()):
+        v.index = i
+    found = pf.plan_first(built, HIGHS, deadline=1060.0, budget=(20.0, 30.0))
+    assert found is not None and found.cost == 500.0 and found.improved is None
+    assert given == {
+        "until": 1050.0,
+        "patience": 1005.0,
+        "widen_from": 1020.0,
+        "wider until": 1050.0,
+    }
+    assert cheapest_first.WIDEN_GAP == 0.05 and cheapest_first.RESTRICTION_GAP == 0.02
