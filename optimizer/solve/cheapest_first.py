@@ -13,7 +13,8 @@ fallback where the aggregated model gives none), and, with time left beside
 HiGHS's search, a better plan from it on each workload's one type more
 (:func:`wider_types`): on (20, 50, 60) seed 1 the cheapest type gives
 $495,969.75 within 8 s, the two cheapest from that plan $414,669.57 after
-25 s more (docs/performance.md, "Above 50,000 integers").
+25 s more (docs/performance.md, "Above 50,000 integers" and "Widening the
+first plan beside HiGHS").
 """
 
 from __future__ import annotations
@@ -80,10 +81,11 @@ def cheapest_types_plan(
     why = "every type is some workload's cheapest"
     tried: tuple[str, ...] = ()
     for per_workload in range(1, CHEAPEST_WIDEN + 1):
-        if cheapest_types(built, per_workload) == tried:
+        kept = cheapest_types(built, per_workload)
+        if kept == tried:
             continue  # the same types again: as infeasible as before
-        tried = cheapest_types(built, per_workload)
-        restriction = _restricted(highs, built, column, per_workload)
+        tried = kept
+        restriction = _restricted(highs, built, column, kept, per_workload)
         if restriction is None:
             break
         copy, source = restriction
@@ -122,20 +124,21 @@ def wider_types(
             break
         if time.perf_counter() >= until - 0.1 or should_stop():
             break
-        if cheapest_types(built, per_workload) == tried:
+        kept = cheapest_types(built, per_workload)
+        if kept == tried:
             continue
-        restriction = _restricted(highs, built, column, per_workload)
+        tried = kept
+        restriction = _restricted(highs, built, column, kept, per_workload)
         if restriction is None:
             break  # every type kept: that is the full model, which HiGHS searches already
         copy, source = restriction
-        tried = cheapest_types(built, per_workload)
         start_from(copy, best.values)
         found = solve_until(
             copy, until, should_stop, within_gap_after(time.perf_counter(), RESTRICTION_GAP)
         )
         if found is not None and highs_outcome(copy, True).false_optimum:
             # HiGHS 1.16 stopped at the start it misjudged: the same types without it.
-            copy = _restricted(highs, built, column, per_workload)[0]  # type: ignore[index]
+            copy, _source = _restricted(highs, built, column, kept, per_workload) or restriction
             found = solve_until(
                 copy, until, should_stop, within_gap_after(time.perf_counter(), RESTRICTION_GAP)
             )
@@ -148,13 +151,12 @@ def wider_types(
 
 
 def _restricted(
-    highs: Any, built: BuiltModel, column: dict[str, int], per_workload: int
+    highs: Any, built: BuiltModel, column: dict[str, int], kept: tuple[str, ...], per_workload: int
 ) -> tuple[Any, str] | None:
-    """A copy of ``highs`` with every column of the types that are none of a workload's
-    ``per_workload`` cheapest fixed at 0, and what it keeps; None when it keeps every type."""
+    """A copy of ``highs`` with every column of the types not ``kept`` (each workload's
+    ``per_workload`` cheapest) fixed at 0, and what it keeps; None when no column is left out."""
     import numpy as np
 
-    kept = cheapest_types(built, per_workload)
     others = sorted(
         {
             column[v.name]

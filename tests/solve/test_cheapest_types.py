@@ -452,7 +452,9 @@ def test_a_start_highs_misjudges_is_no_proof_and_the_restriction_is_solved_again
     column = {v.name: v.index for v in built.problem.variables()}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cheapest_first, "cheapest_types", _last_types_first)
-        restriction = cheapest_first._restricted(highs, built, column, 2)
+        restriction = cheapest_first._restricted(
+            highs, built, column, _last_types_first(built, 2), 2
+        )
     assert restriction is not None
     copy = restriction[0]
     start_from(copy, first.values)
