@@ -54,6 +54,7 @@ class TypesPlan:
     cost: float | None
     source: str  # "each workload's cheapest GPU type (2 of 20 types)", or why there is no plan
     per_workload: int = 0
+    found_at: float = math.nan  # time.perf_counter() when the plan was found
 
 
 def cheapest_types_plan(
@@ -91,7 +92,7 @@ def cheapest_types_plan(
         copy, source = restriction
         found = solve_until(copy, until, should_stop, lambda out: close(out) or near(out))
         if found is not None:
-            return TypesPlan(found[1], found[0], source, per_workload)
+            return TypesPlan(found.values, found.cost, source, per_workload, found.found_at)
         status = copy.getModelStatus()
         why = f"{source}: {copy.modelStatusToString(status)}"
         if status != highspy.HighsModelStatus.kInfeasible:
@@ -142,11 +143,10 @@ def wider_types(
             found = solve_until(
                 copy, until, should_stop, within_gap_after(time.perf_counter(), RESTRICTION_GAP)
             )
-        if found is not None and found[0] < best.cost - min_saving(best.cost):
-            cost, values = found
-            best = TypesPlan(values, cost, source, per_workload)
+        if found is not None and found.cost < best.cost - min_saving(best.cost):
+            best = TypesPlan(found.values, found.cost, source, per_workload, found.found_at)
             if on_improved is not None:
-                on_improved(values)
+                on_improved(found.values)
     return best
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from optimizer.solve.warm_start import interrupt_when
 
@@ -30,19 +30,38 @@ def copy_of(highs: Any) -> Any:
     return copy
 
 
+class Solved(NamedTuple):
+    """A sub-solve's best plan: its cost (recomputed), every column, and when it was found."""
+
+    cost: float
+    values: list[float]
+    found_at: float  # time.perf_counter() when the search last improved its plan
+
+
 def solve_until(
     copy: Any, until: float, should_stop: Stop, search_done: Callable[[Any], bool] | None = None
-) -> tuple[float, list[float]] | None:
+) -> Solved | None:
     """Run ``copy`` until ``until``, ``should_stop()`` or ``search_done(data_out)`` (see
-    :func:`optimizer.solve.warm_start.interrupt_when`); its best plan (cost, columns) or None."""
-    left = until - time.perf_counter()
+    :func:`optimizer.solve.warm_start.interrupt_when`); its best plan or None."""
+    started = time.perf_counter()
+    left = until - started
     if left <= 0.05 or should_stop():
         return None
-    interrupt_when(copy, lambda: time.perf_counter() >= until or should_stop(), search_done)
+    best = [math.inf, started]  # the search's plan's cost as it reports it, and when it fell
+
+    def watched(data_out: Any) -> bool:
+        # Asked at HiGHS's frequent MIP interrupt callbacks: when the plan improved is
+        # known to within one of them (a search may hand its plan on much later).
+        if data_out.mip_primal_bound < best[0]:
+            best[:] = [data_out.mip_primal_bound, time.perf_counter()]
+        return search_done is not None and search_done(data_out)
+
+    interrupt_when(copy, lambda: time.perf_counter() >= until or should_stop(), watched)
     copy.setOptionValue("time_limit", left)
     copy.run()
     model = copy.getModel()
-    return plan_of(copy, model, set(integer_columns(model)))
+    found = plan_of(copy, model, set(integer_columns(model)))
+    return None if found is None else Solved(found[0], found[1], best[1])
 
 
 def within_gap_after(patience_until: float, gap: float) -> Callable[[Any], bool]:

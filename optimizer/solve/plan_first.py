@@ -50,7 +50,7 @@ from optimizer.results import SolverSettings
 from optimizer.solve.adapters import highs_solver
 from optimizer.solve.cheapest_first import TypesPlan, cheapest_types_plan, wider_types
 from optimizer.solve.fix_optimize import Improved, fix_and_optimize
-from optimizer.solve.highs_copy import Stop, copy_of, solve_until, within_gap_after
+from optimizer.solve.highs_copy import Solved, Stop, copy_of, solve_until, within_gap_after
 
 MIN_INTEGERS = 4000  # the bundled example has 2,969; (6, 8, 36) 4,281-5,095
 # Above, the LP relaxation alone outlasts the caps ((20, 50, 60): 100-112k): the
@@ -106,9 +106,9 @@ class FirstPlan:
     values: dict[str, float] | None
     cost: float | None  # of the first plan (aggregated model or HiGHS's own)
     source: str  # "the aggregated model", "HiGHS's first plan", or why there is none
-    seconds: float  # to the first plan
+    seconds: float  # to the first plan: when it was found above MAX_INTEGERS, else handed on
     improved: float | None = None  # cost after fix-and-optimize
-    improve_seconds: float = 0.0  # when fix-and-optimize ended, from the phase's start
+    improve_seconds: float = 0.0  # when fix-and-optimize ended (a wider plan: was found)
     steps: int = 0
     improved_by: str = "fix-and-optimize"  # or "widening to each workload's 2 cheapest ..."
 
@@ -224,7 +224,7 @@ def plan_first(
         source = cheapest.source if values is not None else source
         fallback = None if values is not None else _solver_first(highs, fallback_until, should_stop)
         if fallback is not None:
-            cost, values = fallback
+            cost, values = fallback.cost, fallback.values
             source = "HiGHS's first plan"
     seconds = time.perf_counter() - started
     if values is None or cost is None:
@@ -273,9 +273,8 @@ def _on_cheapest_types(
     first = cheapest_types_plan(
         highs, built, column, phase_end, should_stop, patience_until, widen_from=first_until
     )
-    found_at = time.perf_counter() - started
     if first.values is None or first.cost is None:
-        return FirstPlan(None, None, first.source, found_at)
+        return FirstPlan(None, None, first.source, time.perf_counter() - started)
     if on_plan is not None:
         on_plan(by_name(first.values))
     wider: TypesPlan = wider_types(
@@ -289,13 +288,15 @@ def _on_cheapest_types(
     )
     assert wider.values is not None  # it starts from the first plan
     improved = wider is not first
+    # When each plan was found (the searches may hand their plans on much later:
+    # s20-50-60-1's first plan was found at 7.6 s and handed on at 20.6 s).
     return FirstPlan(
         by_name(wider.values),
         first.cost,
         first.source,
-        found_at,
+        first.found_at - started,
         wider.cost if improved else None,
-        time.perf_counter() - started,
+        (wider.found_at if improved else time.perf_counter()) - started,
         0,
         f"widening to {wider.source}",
     )
@@ -413,7 +414,7 @@ def _aggregated(
     return found[1], found[0], "the aggregated model"
 
 
-def _solver_first(highs: Any, until: float, should_stop: Stop) -> tuple[float, list[float]] | None:
+def _solver_first(highs: Any, until: float, should_stop: Stop) -> Solved | None:
     """HiGHS's first plan of the full model (the search stopped at it), or None."""
     copy = copy_of(highs)
     copy.setOptionValue("mip_max_improving_sols", 1)

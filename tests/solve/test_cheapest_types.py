@@ -485,7 +485,9 @@ def test_beside_the_phase_the_first_restriction_searches_on_unless_near_its_boun
     def first_plan(*args: Any, widen_from: float = math.inf) -> TypesPlan:
         until, patience = args[3], args[5]
         given.update(until=until, patience=patience, widen_from=widen_from)
-        return TypesPlan([0.0] * n, 500.0, "each workload's cheapest GPU type (1 of 6 types)", 1)
+        clock[0] = 1020.0  # handed on after its share; found at 1007.6
+        source = "each workload's cheapest GPU type (1 of 6 types)"
+        return TypesPlan([0.0] * n, 500.0, source, 1, found_at=1007.6)
 
     def widen(*args: Any, **_kw: Any) -> TypesPlan:
         given["wider until"] = args[4]
@@ -503,6 +505,7 @@ def test_beside_the_phase_the_first_restriction_searches_on_unless_near_its_boun
         v.index = i
     found = pf.plan_first(built, HIGHS, deadline=1060.0, budget=(20.0, 30.0))
     assert found is not None and found.cost == 500.0 and found.improved is None
+    assert found.seconds == pytest.approx(7.6)  # when it was found, not handed on
     assert given == {
         "until": 1050.0,
         "patience": 1005.0,

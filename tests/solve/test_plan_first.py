@@ -29,6 +29,7 @@ from optimizer.model.built import BuiltModel
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve import plan_first as pf
 from optimizer.solve.cheapest_first import TypesPlan
+from optimizer.solve.highs_copy import Solved
 from optimizer.solve.plan_first import FirstPlan, plan_first, plan_first_budget, say_first_plan
 from optimizer.solve.solver import solve_scenario
 from tests.random_scenarios import random_scenario
@@ -289,7 +290,7 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
     def solver_first(_h: object, until: float, _s: object) -> object:
         given["fallback"] = until
         clock[0] = until
-        return 500.0, [0.0] * n
+        return Solved(500.0, [0.0] * n, until)
 
     def improve(
         _h: object, values: list[float], cost: float, *args: object, **_kw: object
