@@ -262,11 +262,13 @@ def _on_cheapest_types(
     should_stop: Stop,
     on_plan: Callable[[dict[str, float]], None] | None,
 ) -> FirstPlan:
-    """Above MAX_INTEGERS: the plan on each workload's cheapest GPU types (by the first
-    deadline if it is near its bound by then, else by the phase's end), then, until the
-    phase's end, on one type more each, from that plan (:mod:`optimizer.solve.cheapest_first`). ``times``: the phase's start, the first
-    plan's deadline and patience, the phase's end (on one core the first plan's
-    deadline: no time is left for more)."""
+    """Above MAX_INTEGERS: the plan on each workload's cheapest GPU types (by its share's
+    end if near its bound by then, else by the phase's end), then, until the phase's end,
+    on one type more each, from that plan (:mod:`optimizer.solve.cheapest_first`).
+
+    ``times``: the phase's start, the end of the first plan's share, its patience, the
+    phase's end (on one core the share's end: no time is left for more).
+    """
     started, first_until, patience_until, phase_end = times
     # The first restriction may search on to the phase's end unless its plan, after
     # its share, is near enough its bound to be widened (cheapest_first.WIDEN_GAP).

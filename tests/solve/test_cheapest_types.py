@@ -31,6 +31,7 @@ from optimizer.solve.assemble import read_decisions
 from optimizer.solve.cheapest_first import TypesPlan, cheapest_types_plan, wider_types
 from optimizer.solve.solver import solve_scenario
 from tests.random_scenarios import random_scenario
+from tests.solve.fake_clock import fake_clock
 from tests.test_optimality import ALL
 
 CENT = 0.005
@@ -474,13 +475,8 @@ def test_beside_the_phase_the_first_restriction_searches_on_unless_near_its_boun
     on to widening only when within WIDEN_GAP of its bound (a fake clock, no solver)."""
     from optimizer.solve import cheapest_first
 
-    clock = [1000.0]
+    clock = fake_clock(monkeypatch, pf)
     given: dict[str, float] = {}
-
-    class FakeTime:
-        @staticmethod
-        def perf_counter() -> float:
-            return clock[0]
 
     def first_plan(*args: Any, widen_from: float = math.inf) -> TypesPlan:
         until, patience = args[3], args[5]
@@ -496,7 +492,6 @@ def test_beside_the_phase_the_first_restriction_searches_on_unless_near_its_boun
     scenario = synthetic_scenario(6, 5, 12, 2)
     built = build_model(scenario, tuple(estimate_pairs(scenario)))
     n = len(built.problem.variables())
-    monkeypatch.setattr(pf, "time", FakeTime)
     monkeypatch.setattr(pf, "MAX_INTEGERS", -1)
     monkeypatch.setattr(pf, "_highs_of", lambda problem, _s: None)
     monkeypatch.setattr(pf, "cheapest_types_plan", first_plan)

@@ -33,6 +33,7 @@ from optimizer.solve.highs_copy import Solved
 from optimizer.solve.plan_first import FirstPlan, plan_first, plan_first_budget, say_first_plan
 from optimizer.solve.solver import solve_scenario
 from tests.random_scenarios import random_scenario
+from tests.solve.fake_clock import fake_clock
 from tests.test_optimality import ALL, IDS, enumerated
 
 CENT = 0.005
@@ -274,13 +275,8 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
     """
     from optimizer.solve.fix_optimize import Improved
 
-    clock = [1000.0]
+    clock = fake_clock(monkeypatch, pf)
     given: dict[str, float] = {}
-
-    class FakeTime:
-        @staticmethod
-        def perf_counter() -> float:
-            return clock[0]
 
     def aggregated(_h: object, _b: object, _c: object, until: float, *_rest: object) -> object:
         given["aggregated"] = until
@@ -301,7 +297,6 @@ def test_the_fallback_start_comes_out_of_the_phase_total(monkeypatch: pytest.Mon
 
     built = _built()
     n = len(built.problem.variables())
-    monkeypatch.setattr(pf, "time", FakeTime)
 
     def highs_of(problem: pulp.LpProblem, _settings: object) -> None:
         for i, v in enumerate(problem.variables()):
