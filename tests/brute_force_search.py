@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from optimizer.domain import FleetKind, Kind, OfferOption, Scenario
-from optimizer.results import HOUSE, Decisions, PairEstimate
+from optimizer.results import HOUSE, Decisions, PairEstimate, Plan, SolveStatus
 from tests.brute_force import (
     Instance,
     Job,
@@ -143,20 +143,20 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
     finite = [p for ps in inst.places.values() for p in ps if p.finite]
     found: list[MonthOption] = []
     for layout in replica_layouts(inst, t, size):
-        pinned = {p.key: 0 for p in finite}
+        pinned = {(p.gpu, p.key): 0 for p in finite}
         cost = 0.0
         for (_w, g, key, k, _t), n in layout.items():
             p = next(x for x in inst.places[g] if x.key == key)
             if p.finite:
-                pinned[key] += k * n
+                pinned[g, key] += k * n
             cost += k * H * n * hour_price(s, p) * df
-        if any(pinned[p.key] > (size_of(s, p, t, size) or 0) for p in finite):
+        if any(pinned[p.gpu, p.key] > (size_of(s, p, t, size) or 0) for p in finite):
             continue
         # Slots: per finite place and class of a job that may run there, up to the
         # fewest that hold its most hours (at least m for a deadline gang).
         slot_keys, ranges = [], []
         for p in finite:
-            room = (size_of(s, p, t, size) or 0) - pinned[p.key]
+            room = (size_of(s, p, t, size) or 0) - pinned[p.gpu, p.key]
             for j in jobs:
                 if j.gpu != p.gpu or j.slot_class_at(p) is None:
                     continue
@@ -173,10 +173,13 @@ def month_options(inst: Instance, t: int, size: dict) -> list[MonthOption]:
                 slot_keys.append((p, j))
                 ranges.append(range(min(most, room // k) + 1))
         for counts in itertools.product(*ranges):
-            held = {p.key: 0 for p in finite}
+            held = {(p.gpu, p.key): 0 for p in finite}
             for (p, j), n in zip(slot_keys, counts, strict=True):
-                held[p.key] += j.copy_width * n
-            if any(pinned[p.key] + held[p.key] > (size_of(s, p, t, size) or 0) for p in finite):
+                held[p.gpu, p.key] += j.copy_width * n
+            if any(
+                pinned[p.gpu, p.key] + held[p.gpu, p.key] > (size_of(s, p, t, size) or 0)
+                for p in finite
+            ):
                 continue
             slots = {
                 (p.gpu, p.key, j.copy_width, t): n
@@ -212,7 +215,7 @@ def _complete_month(inst, t, size, jobs, pinned, held, slots) -> MonthOption | N
                     have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
                     hours = most_run_slot_hours(have * j.copy_width, widths, utilization(s, p) * H)
                 elif j.slot_class is None:
-                    hours = utilization(s, p) * H * (n - pinned[p.key] - held[p.key])
+                    hours = utilization(s, p) * H * (n - pinned[p.gpu, p.key] - held[p.gpu, p.key])
                 else:
                     have = slots.get((p.gpu, p.key, j.copy_width, t), 0)
                     hours = 0.0 if have < j.copies else utilization(s, p) * H * j.copy_width * have
@@ -338,6 +341,22 @@ def cheapest(s: Scenario, estimates: Sequence[PairEstimate]) -> Cheapest | None:
     return None if best is None else Cheapest(best[0], best[1].decisions(), choices)
 
 
+def assert_same_minimum(plan: Plan, best: Cheapest | None) -> None:
+    """The solver's plan is optimal at the enumerated minimum (within half a cent), or
+    both find no plan."""
+    if best is None:
+        assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
+        return
+    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
+    assert plan.total_cost is not None
+    assert abs(plan.total_cost - best.total_cost) <= 0.005, (
+        plan.total_cost,
+        best.total_cost,
+        plan.decisions,
+        best.decisions,
+    )
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One choice of stock (purchases, reservations, sales, servers) completed cheapest."""
@@ -374,6 +393,16 @@ def candidates(
     futures' tests enumerate every future over the largest one's choices).
     """
     inst = instance(s, estimates)
+    if any(
+        w.kind is not Kind.REALTIME_INFERENCE
+        and any(active(s, w, t) for t in s.months)
+        and not any(name == w.name for name, _ in inst.jobs)
+        for w in s.workloads
+    ):
+        # Work no GPU type may run: every workload is served, so no plan (services
+        # with no replica set come out infeasible month by month below).
+        yield math.inf, None
+        return
     limits = inst if bounds is None else instance(bounds, estimates)
     offers = all_offers(s)
     sets = [_purchase_choices(limits, g.name) for g in s.gpus]

@@ -102,11 +102,10 @@ from optimizer.results import (
     Plan,
     ServingWidth,
     SolverSettings,
-    SolveStatus,
 )
 from optimizer.solve.solver import solve_scenario
 from tests.brute_force import evaluate, instance
-from tests.brute_force_search import Cheapest, cheapest
+from tests.brute_force_search import Cheapest, assert_same_minimum, cheapest
 from tests.builders import gpu, offer, scenario, workload
 
 CENT = 0.005
@@ -871,15 +870,7 @@ def test_the_cases_cover_every_new_rule() -> None:
 @pytest.mark.parametrize("solver", ["auto", "highs", "scip"])
 @pytest.mark.parametrize("case", ALL, ids=IDS)
 def test_solver_total_equals_the_enumerated_minimum(case: Case, solver: str) -> None:
-    plan, best = solved(case.name, solver), enumerated(case.name)
-    if best is None:
-        assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
-        return
-    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
-    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT), (
-        plan.decisions,
-        best.decisions,
-    )
+    assert_same_minimum(solved(case.name, solver), enumerated(case.name))
 
 
 SERVING = [c for c in ALL if any(w.kind is Kind.REALTIME_INFERENCE for w in c.scenario.workloads)]
@@ -890,12 +881,7 @@ def test_the_serving_hull_loses_no_plan(case: Case, monkeypatch: pytest.MonkeyPa
     """With the serving pattern hull built (on by default or not), HiGHS finds the enumerated minimum."""
     monkeypatch.setattr(optimizer.model.build, "SERVING_HULL", True)
     plan = solve_scenario(case.scenario, replace(EXACT, solver="highs"), estimates=case.estimates)
-    best = enumerated(case.name)
-    if best is None:
-        assert plan.status is SolveStatus.INFEASIBLE, plan.diagnostics
-        return
-    assert plan.status is SolveStatus.OPTIMAL, plan.diagnostics
-    assert plan.total_cost == pytest.approx(best.total_cost, abs=CENT)
+    assert_same_minimum(plan, enumerated(case.name))
 
 
 @pytest.mark.parametrize("case", ALL, ids=IDS)
