@@ -32,23 +32,29 @@ from tests.random_scenarios import random_scenario
 
 CENT = 0.005
 EXACT_HIGHS = SolverSettings(gap=0.0, solver="highs")
-SEEDS = range(300)
+# (seed, longest horizon): 1-3 months, and 1-5 months (purchases, sales and
+# reservations over time; other scenarios from the same seeds).
+CASES = [(seed, 3) for seed in range(300)] + [(seed, 5) for seed in range(150)]
+
+
+Case = tuple[int, int]
 
 
 @functools.cache
-def _case(seed: int) -> tuple[Scenario, tuple[PairEstimate, ...]]:
-    s = random_scenario(seed)
+def _case(case: Case) -> tuple[Scenario, tuple[PairEstimate, ...]]:
+    seed, longest = case
+    s = random_scenario(seed, longest_horizon=longest)
     return s, tuple(estimate_pairs(s))
 
 
-def _enumerable(seed: int) -> bool:
-    s, _ = _case(seed)
+def _enumerable(case: Case) -> bool:
+    s, _ = _case(case)
     return s.budget_total is None and s.budget_monthly is None
 
 
 @functools.cache
-def _enumerated(seed: int) -> Cheapest | TooBig | None:
-    s, estimates = _case(seed)
+def _enumerated(case: Case) -> Cheapest | TooBig | None:
+    s, estimates = _case(case)
     try:
         return cheapest(s, estimates)
     except TooBig as too_big:
@@ -56,24 +62,26 @@ def _enumerated(seed: int) -> Cheapest | TooBig | None:
 
 
 @functools.cache
-def _solved(seed: int) -> Plan:
-    s, estimates = _case(seed)
+def _solved(case: Case) -> Plan:
+    s, estimates = _case(case)
     return solve_scenario(s, EXACT_HIGHS, estimates)
 
 
-ENUMERATED = [seed for seed in SEEDS if _enumerable(seed)]
+ENUMERATED = [case for case in CASES if _enumerable(case)]
 
 
-@pytest.mark.parametrize("seed", ENUMERATED, ids=[f"random-{s}" for s in ENUMERATED])
-def test_solver_total_equals_the_enumerated_minimum(seed: int) -> None:
-    best = _enumerated(seed)
+@pytest.mark.parametrize(
+    "case", ENUMERATED, ids=[f"random-{seed}-upto{months}" for seed, months in ENUMERATED]
+)
+def test_solver_total_equals_the_enumerated_minimum(case: Case) -> None:
+    best = _enumerated(case)
     if isinstance(best, TooBig):
         pytest.skip(f"{best.args[0]} stock choices: too many to enumerate")
-    plan = _solved(seed)
+    plan = _solved(case)
     assert_same_minimum(plan, best)
     if best is None:
         return
-    s, estimates = _case(seed)
+    s, estimates = _case(case)
     inst = instance(s, estimates)
     # Both plans keep every rule and cost what they say, by the enumeration's
     # arithmetic; the solver's passes the independent checker too.
@@ -89,19 +97,24 @@ def test_solver_total_equals_the_enumerated_minimum(seed: int) -> None:
 
 def test_enough_random_scenarios_are_enumerated() -> None:
     """A guard against a comparison that compares nothing."""
-    found = {seed: _enumerated(seed) for seed in ENUMERATED}
-    plans = {seed: b for seed, b in found.items() if isinstance(b, Cheapest)}
-    assert len(plans) >= 200
+    found = {case: _enumerated(case) for case in ENUMERATED}
+    plans = {case: b for case, b in found.items() if isinstance(b, Cheapest)}
+    assert len(plans) >= 300
     assert sum(b is None for b in found.values()) >= 10  # some are infeasible
     # The case the enumeration once got wrong: replicas in one type's house while
     # another type with a house of its own is in the scenario (seed 46's optimum
     # buys two G1 for its chat; G0 and G2 can be bought too).
     housed = [
-        seed
-        for seed, b in plans.items()
+        case
+        for case, b in plans.items()
         if any(p == "house" for (_w, _g, p, _k, _t) in b.decisions.replicas)
-        and len({o.gpu for o in _case(seed)[0].offers if o.option.value == "buy"}) >= 2
+        and len({o.gpu for o in _case(case)[0].offers if o.option.value == "buy"}) >= 2
     ]
-    assert 46 in housed and plans[46].total_cost == pytest.approx(91.76, abs=0.01)
+    assert (46, 3) in housed and plans[46, 3].total_cost == pytest.approx(91.76, abs=0.01)
     assert len(housed) >= 5, housed
+    # Stock that changes over the months: some optimum buys after month 1, some sells
+    # GPUs, some reserves.
+    assert any(t > 1 for b in plans.values() for (_o, t) in b.decisions.purchases)
+    assert any(b.decisions.sales for b in plans.values())
+    assert any(b.decisions.reservations for b in plans.values())
     assert max(b.stock_choices for b in plans.values()) > 100
