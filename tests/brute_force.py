@@ -643,6 +643,15 @@ def evaluate(inst: Instance, d: Decisions) -> tuple[float, list[str]]:
         bought = sum(n for (oid, _), n in d.purchases.items() if oid == o.offer_id)
         if o.option is OfferOption.BUY and o.max_units is not None and bought > o.max_units:
             bad.append(f"{o.offer_id}: {bought} bought")
+        if o.option is OfferOption.RESERVED and o.max_units is not None:
+            for t in s.months:  # a reserved offer's cap holds for the GPUs active at once
+                held = sum(
+                    n
+                    for (oid, start), n in d.reservations.items()
+                    if oid == o.offer_id and start <= t < start + (o.term_months or 1)
+                )
+                if held > o.max_units:
+                    bad.append(f"{o.offer_id}: {held} reserved in {t}")
     if d.sales and a.residual_rule.value != "market":
         bad.append("sold without market residual value")
     if any(n < 0 for n in owned_levels(s, d.purchases, d.sales).values()):
