@@ -436,10 +436,11 @@ def _solve_status(
 def _message(status: SolveStatus, name: str, settings: SolverSettings, raw: str = "") -> str:
     from optimizer.solve.interrupt import STOPPED_BY_USER, stop_requested
 
+    # "The search (HiGHS and SCIP) was": a race's name is two solvers.
     if stop_requested() and status is SolveStatus.ERROR:
-        return f"{name} found no plan before it was {STOPPED_BY_USER}"
+        return f"The search ({name}) found no plan before it was {STOPPED_BY_USER}"
     if stop_requested() and status is SolveStatus.TIME_LIMIT:
-        return f"{name} was {STOPPED_BY_USER} before proving the plan optimal"
+        return f"The search ({name}) was {STOPPED_BY_USER} before proving the plan optimal"
     limit = f"{seconds_text(settings.time_limit)} s" if settings.time_limit is not None else "no"
     if status is SolveStatus.ERROR:
         if "limit" in raw.lower():

@@ -91,7 +91,10 @@ def test_the_first_sigint_writes_the_best_plan_checked_and_stopped_by_the_user(
     assert "synthetic-10x20x36-s1: time_limit, total cost $" in out
     assert ", proven gap " in out
     summary = _texts(tmp_path / "out.xlsx", "Summary")
-    assert "was stopped by the user (Ctrl-C) before proving the plan optimal: proven gap" in summary
+    assert (
+        "The search (HiGHS and SCIP) was stopped by the user (Ctrl-C) before proving the plan "
+        "optimal: proven gap" in summary
+    )
     assert ", stopped by the user (Ctrl-C)" in _texts(tmp_path / "out.xlsx", "Audit")
 
 
