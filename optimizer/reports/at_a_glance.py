@@ -18,7 +18,7 @@ from itertools import accumulate
 
 from optimizer.currency import money_text
 from optimizer.domain import CostCategory, FleetKind
-from optimizer.results import Plan
+from optimizer.results import Plan, SolveStatus
 
 
 def recommendation(plan: Plan) -> str:
@@ -42,10 +42,22 @@ def recommendation(plan: Plan) -> str:
         clauses.append(f"rent the rest ({rented})")
     elif rented:
         clauses.append(f"rent everything ({rented})")
-    if not clauses:
-        return "Nothing to buy, reserve or rent."
-    text = "; ".join(clauses)
-    return text[0].upper() + text[1:] + "."
+    text = "; ".join(clauses) + "." if clauses else "nothing to buy, reserve or rent."
+    unproven = _unproven(plan)
+    return unproven + text if unproven else text[0].upper() + text[1:]
+
+
+def _unproven(plan: Plan) -> str:
+    """What page 1 says first of a plan whose search stopped before its proof (a time limit,
+    Ctrl-C): the total beside it is this plan's, and the cheapest may cost less."""
+    if plan.status is not SolveStatus.TIME_LIMIT:
+        return ""
+    if plan.gap is None:
+        return "Not proven cheapest (the search stopped before it had a bound): "
+    return (
+        "Not proven cheapest (the search stopped; the cheapest plan costs at most "
+        f"{plan.gap:.2%} less): "
+    )
 
 
 def _months(months: list[int]) -> str:

@@ -19,7 +19,7 @@ from optimizer.reports.at_a_glance import (
     recommendation,
 )
 from optimizer.reports.result_workbook import write_result_workbook
-from optimizer.results import CashFlowMonth, FleetRow, Plan, ShadowPrice
+from optimizer.results import CashFlowMonth, FleetRow, Plan, ShadowPrice, SolveStatus
 from tests.fake_plans import fake_plan, fake_run, infeasible_plan
 
 C = CostCategory
@@ -72,6 +72,24 @@ def test_the_recommendation_says_what_to_buy_reserve_and_rent() -> None:
     assert recommendation(short) == (
         "No plan (infeasible): no plan meets every requirement: power cap short by 10.1 kW; "
         "capex budget short by $5,000.00"
+    )
+
+
+def test_a_plan_stopped_before_its_proof_says_so_first_on_page_one() -> None:
+    """The total beside it is this plan's; the cheapest may cost up to the gap less."""
+    renting = _with_fleet(fake_plan(), [FleetRow("L40S", 1, 0, 0, 0, 730.0, 0.0, None)])
+    stopped = replace(renting, status=SolveStatus.TIME_LIMIT, gap=0.046874)
+    assert recommendation(stopped) == (
+        "Not proven cheapest (the search stopped; the cheapest plan costs at most 4.69% less): "
+        "rent everything (730 GPU-hours of L40S on demand)."
+    )
+    assert recommendation(replace(stopped, gap=None)) == (
+        "Not proven cheapest (the search stopped before it had a bound): "
+        "rent everything (730 GPU-hours of L40S on demand)."
+    )
+    # A proven plan (the gap within --gap) is said as it is.
+    assert recommendation(replace(renting, gap=0.0001)) == (
+        "Rent everything (730 GPU-hours of L40S on demand)."
     )
 
 

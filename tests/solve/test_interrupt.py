@@ -96,6 +96,8 @@ def test_the_first_sigint_writes_the_best_plan_checked_and_stopped_by_the_user(
         "optimal: proven gap" in summary
     )
     assert ", stopped by the user (Ctrl-C)" in _texts(tmp_path / "out.xlsx", "Audit")
+    # Page 1 says it first, where the plan is said: the total beside it is not proven.
+    assert "Not proven cheapest (the search stopped; the cheapest plan costs at most " in summary
 
 
 def test_the_first_sigint_beside_the_phase_writes_the_best_plan_of_either(
