@@ -13,6 +13,7 @@ month. Every figure comes from the plan's fleet, cash flow and shadow prices.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from itertools import accumulate
 
@@ -54,9 +55,11 @@ def _unproven(plan: Plan) -> str:
         return ""
     if plan.gap is None:
         return "Not proven cheapest (the search stopped before it had a bound): "
+    # Rounded up to a hundredth of a percent, so that "at most" stays true (0.004 %: 0.01%).
+    at_most = math.ceil(max(plan.gap, 0.0) * 10_000 - 1e-9) / 100
     return (
         "Not proven cheapest (the search stopped; the cheapest plan costs at most "
-        f"{plan.gap:.2%} less): "
+        f"{at_most:.2f}% less): "
     )
 
 

@@ -83,6 +83,9 @@ def test_a_plan_stopped_before_its_proof_says_so_first_on_page_one() -> None:
         "Not proven cheapest (the search stopped; the cheapest plan costs at most 4.69% less): "
         "rent everything (730 GPU-hours of L40S on demand)."
     )
+    assert recommendation(replace(stopped, gap=0.00004)).startswith(
+        "Not proven cheapest (the search stopped; the cheapest plan costs at most 0.01% less): "
+    )
     assert recommendation(replace(stopped, gap=None)) == (
         "Not proven cheapest (the search stopped before it had a bound): "
         "rent everything (730 GPU-hours of L40S on demand)."
