@@ -1,5 +1,6 @@
 """Random scenarios (``tests.random_scenarios``, estimated as any workbook is) against the
-enumeration of ``tests.brute_force_search``: the solver's total is the enumerated minimum.
+enumeration of ``tests.brute_force_search``: each solver's total (HiGHS, SCIP, the race) is the
+enumerated minimum.
 
 ``tests/test_optimality.py`` builds its families around one rule each, with
 hand-made estimates; these scenarios mix every option (1–3 types, each with
@@ -18,6 +19,7 @@ $1,211.76 against $91.76), whose decisions its own arithmetic accepted.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import pytest
 
@@ -31,7 +33,7 @@ from tests.brute_force_search import Cheapest, TooBig, assert_same_minimum, chea
 from tests.random_scenarios import random_scenario
 
 CENT = 0.005
-EXACT_HIGHS = SolverSettings(gap=0.0, solver="highs")
+EXACT = SolverSettings(gap=0.0)
 # (seed, longest horizon): 1-3 months, and 1-5 months (purchases, sales and
 # reservations over time; other scenarios from the same seeds).
 CASES = [(seed, 3) for seed in range(300)] + [(seed, 5) for seed in range(150)]
@@ -62,22 +64,23 @@ def _enumerated(case: Case) -> Cheapest | TooBig | None:
 
 
 @functools.cache
-def _solved(case: Case) -> Plan:
+def _solved(case: Case, solver: str) -> Plan:
     s, estimates = _case(case)
-    return solve_scenario(s, EXACT_HIGHS, estimates)
+    return solve_scenario(s, replace(EXACT, solver=solver), estimates)
 
 
 ENUMERATED = [case for case in CASES if _enumerable(case)]
 
 
+@pytest.mark.parametrize("solver", ["highs", "scip", "auto"])
 @pytest.mark.parametrize(
     "case", ENUMERATED, ids=[f"random-{seed}-upto{months}" for seed, months in ENUMERATED]
 )
-def test_solver_total_equals_the_enumerated_minimum(case: Case) -> None:
+def test_solver_total_equals_the_enumerated_minimum(case: Case, solver: str) -> None:
     best = _enumerated(case)
     if isinstance(best, TooBig):
         pytest.skip(f"{best.args[0]} stock choices: too many to enumerate")
-    plan = _solved(case)
+    plan = _solved(case, solver)
     assert_same_minimum(plan, best)
     if best is None:
         return
