@@ -24,7 +24,7 @@ from optimizer.domain import Scenario
 from optimizer.model.goal_names import Goal
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
 from optimizer.solve.alternative import AlternativeSolve, solve_alternative
-from optimizer.solve.budget import NO_LIMIT, Budget
+from optimizer.solve.budget import LEAST_SOLVE_S, NO_LIMIT, Budget
 from optimizer.solve.cores import usable_cores
 
 # The goals in the order their solves start: those whose solves take longest
@@ -104,9 +104,8 @@ def run_alternatives(
         )
 
     budget = budget or NO_LIMIT
-    optimum = solve_and_verify(
-        scenario, budget.settings(settings, OPTIMUM_SHARE), estimates, keep_values
-    )
+    optimum_settings = budget.settings(settings, OPTIMUM_SHARE)
+    optimum = solve_and_verify(scenario, optimum_settings, estimates, keep_values)
     optimum_seconds = time.perf_counter() - begun
     values = {g: goal_value(optimum, g) for g in goals}
     if not optimum.status.has_plan:
@@ -123,7 +122,9 @@ def run_alternatives(
             time.perf_counter() - begun,
             0,
         )
+    checking = time.perf_counter()
     optimum_total = check_plan(scenario, optimum, estimates).total_cost
+    check_seconds = time.perf_counter() - checking
     # Above the optimum by the slack's share of its size: a total below zero (residual
     # credit above costs) times (1 + slack) would lie below the optimum itself.
     limit = optimum_total + slack * abs(optimum_total)
@@ -143,17 +144,36 @@ def run_alternatives(
     # solve_alternative) only when that total is proven cheapest.
     proven = None if diagnostics else optimum_total
     workers, worker_settings = _workers(settings, len(goals), jobs)
-    worker_settings = budget.settings(worker_settings, 1 / -(-len(goals) // workers))
+    # Longest first, so that the short ones fill the other worker's time at the end.
+    order = sorted(range(len(goals)), key=lambda i: _LONGEST_FIRST.index(goals[i]))
+    # Reading a plan out of the model comes after a solve's limit: as long as the
+    # optimum's solve ran past its own (0.1 s on the example, 2-3 s at 100,000
+    # integers). Each goal keeps that back, and the checks of every goal's plan
+    # at the end are set aside too, as long each as the optimum's took.
+    overrun = max(0.0, optimum_seconds - (optimum_settings.time_limit or optimum_seconds))
+    left = budget.left()
+    end = None if left is None else time.monotonic() + left - len(goals) * check_seconds
     tasks = [
-        (scenario, estimates, worker_settings, goal, limit, start, values[goal], proven)
-        for goal in goals
+        (
+            None if end is None else end - overrun,
+            (len(goals) - 1 - rank) // workers,  # goals its worker still has to solve after it
+            (
+                scenario,
+                estimates,
+                worker_settings,
+                goals[i],
+                limit,
+                start,
+                values[goals[i]],
+                proven,
+            ),
+        )
+        for rank, i in enumerate(order)
     ]
     from optimizer.analysis.executors import open_executor, run_in_order
 
-    # Longest first, so that the short ones fill the other worker's time at the end.
-    order = sorted(range(len(goals)), key=lambda i: _LONGEST_FIRST.index(goals[i]))
     with open_executor(jobs=workers, tasks=len(tasks)) as executor:
-        done = run_in_order(executor, solve_alternative, [tasks[i] for i in order])
+        done = run_in_order(executor, alternative_by, tasks)
     solved: list[AlternativeSolve] = [done[order.index(i)] for i in range(len(goals))]
     alternatives = tuple(
         _checked(scenario, estimates, one, optimum, optimum_total, slack) for one in solved
@@ -170,6 +190,23 @@ def run_alternatives(
         seconds=time.perf_counter() - begun,
         workers=workers,
     )
+
+
+def alternative_by(end: float | None, later: int, arguments: tuple[Any, ...]) -> AlternativeSolve:
+    """:func:`solve_alternative` within an equal part of what is left until ``end``
+    (``time.monotonic()``, the same clock in every process; None: the settings' own
+    limit), shared with the ``later`` goals its worker still has to solve after it.
+
+    Counted when the goal starts, not when the goals were handed out: a goal that
+    starts late (the one before it ran long) gets less, so that the last ends by
+    ``end``; one that starts early gets more. Module-level, so that a spawned
+    worker can run it.
+    """
+    scenario, estimates, settings, *rest = arguments
+    if end is not None:
+        share = (end - time.monotonic()) / (1 + later)
+        settings = replace(settings, time_limit=max(LEAST_SOLVE_S, share))
+    return solve_alternative(scenario, estimates, settings, *rest)
 
 
 def _workers(settings: SolverSettings, tasks: int, jobs: int | None) -> tuple[int, SolverSettings]:

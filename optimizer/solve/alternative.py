@@ -26,7 +26,9 @@ from optimizer.model.built import BuiltModel
 from optimizer.model.goal_names import GOALS, Goal
 from optimizer.model.goals import FAMILY, add_cost_cap, goal_start, goal_terms
 from optimizer.results import PairEstimate, Plan, SolverSettings, SolveStatus
+from optimizer.solve.adapters import SolverRun
 from optimizer.solve.assemble import _plan_from_solution
+from optimizer.solve.budget import LEAST_SOLVE_S
 from optimizer.solve.solver import _solver_info, run_solver
 from optimizer.solve.type_subsets import fewest_types_by_subsets
 
@@ -119,6 +121,13 @@ def solve_alternative(
             plan, reached_types = by_subsets
             seconds = time.perf_counter() - begun
             return AlternativeSolve(goal, plan, reached_types, SolveStatus.OPTIMAL, 0.0, seconds)
+    if _spent(deadline):
+        # Too late to start: HiGHS and SCIP check their limits only after taking the
+        # model and the start (4 s past a 0.3 s limit on a 100,000-integer model).
+        why = "not solved: the time budget was spent"
+        plan = Plan.without_plan(scenario, SolveStatus.ERROR, estimates, (why,), None)
+        seconds = time.perf_counter() - begun
+        return AlternativeSolve(goal, plan, None, SolveStatus.ERROR, None, seconds)
     goal_expr = pulp.LpAffineExpression(terms)
     built.problem.setObjective(goal_expr)
     first_plan = dict(start or {})
@@ -161,7 +170,13 @@ def solve_alternative(
     reached_plan = {
         v.name: float(v.varValue) for v in built.problem.variables() if v.varValue is not None
     }
-    second = run_solver(built.problem, tie_settings, deadline=deadline, start=reached_plan)
+    if _spent(deadline):
+        # The first solve used the time up: a second would start past the deadline and
+        # still take its presolve and root (6.6 s on a 100,000-integer model, where the
+        # goal had 10 s in all), so `alternatives --time-limit` would overrun.
+        second = SolverRun(SolveStatus.ERROR, None, 0.0, tie_settings.solver, "-", "not started")
+    else:
+        second = run_solver(built.problem, tie_settings, deadline=deadline, start=reached_plan)
     diagnostics: list[str] = []
     run = second
     if not second.status.has_plan:
@@ -185,6 +200,11 @@ def solve_alternative(
         goal_gap=first.gap,
         seconds=time.perf_counter() - begun,
     )
+
+
+def _spent(deadline: float | None) -> bool:
+    """Whether too little is left before ``deadline`` (``time.perf_counter()``) to start a solve."""
+    return deadline is not None and deadline - time.perf_counter() < LEAST_SOLVE_S
 
 
 def _by_subsets(
