@@ -88,8 +88,8 @@ def run_alternatives(
 
     ``estimates`` default to the estimator's (tests hand in their own).
     ``budget`` (the command's ``--time-limit``): the optimum gets
-    :data:`OPTIMUM_SHARE` of it, the goals what is left, in waves of one
-    goal per worker, each wave an equal part.
+    :data:`OPTIMUM_SHARE` of it, the goals what is left, each an equal part of
+    what is left when it starts (:func:`alternative_by`).
     """
     from optimizer.estimate.pairs import estimate_pairs
 
