@@ -215,8 +215,13 @@ class Instance:
     minimal: dict[tuple[str, int], list[dict[tuple[str, int], int]]] = field(default_factory=dict)
 
 
+def enumerable(s: Scenario) -> bool:
+    """Whether the enumeration takes ``s``: it does not take total or monthly cash budgets."""
+    return s.budget_total is None and s.budget_monthly is None
+
+
 def instance(s: Scenario, estimates: Sequence[PairEstimate]) -> Instance:
-    assert s.budget_total is None and s.budget_monthly is None, "cash budgets are not enumerated"
+    assert enumerable(s), "cash budgets are not enumerated"
     places: dict[str, list[Place]] = {}
     every = all_offers(s)
     for g in s.gpus:

@@ -28,7 +28,7 @@ from optimizer.domain import Scenario
 from optimizer.estimate.pairs import estimate_pairs
 from optimizer.results import PairEstimate, Plan, SolverSettings
 from optimizer.solve.solver import solve_scenario
-from tests.brute_force import evaluate, instance
+from tests.brute_force import enumerable, evaluate, instance
 from tests.brute_force_search import Cheapest, TooBig, assert_same_minimum, cheapest
 from tests.random_scenarios import random_scenario
 
@@ -49,11 +49,6 @@ def _case(case: Case) -> tuple[Scenario, tuple[PairEstimate, ...]]:
     return s, tuple(estimate_pairs(s))
 
 
-def _enumerable(case: Case) -> bool:
-    s, _ = _case(case)
-    return s.budget_total is None and s.budget_monthly is None
-
-
 @functools.cache
 def _enumerated(case: Case) -> Cheapest | TooBig | None:
     s, estimates = _case(case)
@@ -69,7 +64,7 @@ def _solved(case: Case, solver: str) -> Plan:
     return solve_scenario(s, replace(EXACT, solver=solver), estimates)
 
 
-ENUMERATED = [case for case in CASES if _enumerable(case)]
+ENUMERATED = [case for case in CASES if enumerable(_case(case)[0])]
 
 
 @pytest.mark.parametrize("solver", ["highs", "scip", "auto"])

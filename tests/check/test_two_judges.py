@@ -36,7 +36,7 @@ from optimizer.check.rules import check_plan
 from optimizer.domain import Scenario
 from optimizer.estimate.pairs import estimate_pairs
 from optimizer.results import Decisions, PairEstimate
-from tests.brute_force import evaluate, instance
+from tests.brute_force import enumerable, evaluate, instance
 from tests.brute_force_search import TooBig, candidates
 from tests.check.test_check import consistent_plan
 from tests.random_scenarios import random_scenario
@@ -79,8 +79,8 @@ Verdict = tuple[str, bool, bool, float, float | None]
 def _judged(seed: int, longest: int) -> list[Verdict]:
     """(what, enumeration finds it broken, checker finds it broken, both costs) per plan."""
     s = random_scenario(seed, longest_horizon=longest)
-    if s.budget_total is not None or s.budget_monthly is not None:
-        return []  # the enumeration does not take cash budgets
+    if not enumerable(s):
+        return []
     return _judge(s, tuple(estimate_pairs(s)), STOCK_CHOICES)
 
 
@@ -100,9 +100,9 @@ def _judge(s: Scenario, estimates: tuple[PairEstimate, ...], choices: int) -> li
     return judged
 
 
-@pytest.mark.parametrize(("seed", "longest"), CASES, ids=[f"random-{s}-upto{m}" for s, m in CASES])
-def test_the_checker_and_the_enumeration_agree(seed: int, longest: int) -> None:
-    for what, enumeration_broken, checker_broken, cost, checked in _judged(seed, longest):
+def _assert_agree(verdicts: list[Verdict]) -> None:
+    """Same verdict from both judges; the same cost where neither finds a broken rule."""
+    for what, enumeration_broken, checker_broken, cost, checked in verdicts:
         assert enumeration_broken == checker_broken, (what, enumeration_broken, checker_broken)
         if what == "enumerated":
             assert not checker_broken, what  # every enumerated plan is feasible
@@ -110,15 +110,15 @@ def test_the_checker_and_the_enumeration_agree(seed: int, longest: int) -> None:
             assert checked == pytest.approx(cost, abs=CENT), what
 
 
+@pytest.mark.parametrize(("seed", "longest"), CASES, ids=[f"random-{s}-upto{m}" for s, m in CASES])
+def test_the_checker_and_the_enumeration_agree(seed: int, longest: int) -> None:
+    _assert_agree(_judged(seed, longest))
+
+
 @pytest.mark.parametrize("case", ALL, ids=[c.name for c in ALL])
 def test_they_agree_on_the_hand_built_families(case: Case) -> None:
     """The optimality tests' families: existing fleets, servers, deadline gangs, spot runs."""
-    for what, enumeration_broken, checker_broken, cost, checked in _judge(
-        case.scenario, case.estimates, FAMILY_STOCK_CHOICES
-    ):
-        assert enumeration_broken == checker_broken, (what, enumeration_broken, checker_broken)
-        if not checker_broken:
-            assert checked == pytest.approx(cost, abs=CENT), what
+    _assert_agree(_judge(case.scenario, case.estimates, FAMILY_STOCK_CHOICES))
 
 
 def test_the_changed_plans_are_both_broken_and_whole() -> None:
